@@ -1,0 +1,426 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * conn.c -- an established (or establishing) connection: its events, its
+ * completion queues and the operations posted on its QP.
+ */
+
+#include <arpa/inet.h>
+#include <stdlib.h>
+
+#include "conn.h"
+#include "cq.h"
+#include "flush.h"
+#include "log.h"
+#include "mr.h"
+#include "peer.h"
+#include "peer_cfg.h"
+#include "private_data.h"
+
+struct rpma_conn {
+	/* what the data path reads first */
+	struct ibv_qp *qp;
+	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
+	struct rpma_flush *flush;
+	bool direct_write_to_pmem;	/* declared by the peer's configuration */
+
+	struct conn_parts parts;
+};
+
+int
+conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
+{
+	struct rpma_conn *conn = calloc(1, sizeof(*conn));
+	if (conn == NULL)
+		return RPMA_E_NOMEM;
+
+	int ret = flush_new(parts->peer, &conn->flush);
+	if (ret) {
+		free(conn);
+		return ret;
+	}
+
+	conn->qp = parts->id->qp;
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	if (peer_native_atomic_write(parts->peer))
+		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
+#endif
+	conn->parts = *parts;
+	*conn_ptr = conn;
+	return 0;
+}
+
+int
+conn_parts_release_queues(struct conn_parts *parts)
+{
+	int ret = 0;
+
+	if (parts->id && parts->id->qp)
+		rdma_destroy_qp(parts->id);
+	if (parts->rcq_owned && cq_delete(&parts->rcq))
+		ret = RPMA_E_PROVIDER;
+	parts->rcq = NULL;
+	if (cq_delete(&parts->cq))
+		ret = RPMA_E_PROVIDER;
+	if (parts->channel && ibv_destroy_comp_channel(parts->channel)) {
+		RPMA_LOG_PROVIDER(errno, "ibv_destroy_comp_channel()");
+		ret = RPMA_E_PROVIDER;
+	}
+	parts->channel = NULL;
+	return ret;
+}
+
+int
+rpma_conn_delete(struct rpma_conn **conn_ptr)
+{
+	if (conn_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	struct rpma_conn *conn = *conn_ptr;
+	if (conn == NULL)
+		return 0;
+
+	struct conn_parts *parts = &conn->parts;
+	int ret = flush_delete(&conn->flush);
+	if (conn_parts_release_queues(parts))
+		ret = RPMA_E_PROVIDER;
+	if (rdma_destroy_id(parts->id)) {
+		RPMA_LOG_PROVIDER(errno, "rdma_destroy_id()");
+		ret = RPMA_E_PROVIDER;
+	}
+	rdma_destroy_event_channel(parts->evch);
+	private_data_delete(&parts->data);
+	free(conn);
+	*conn_ptr = NULL;
+	return ret;
+}
+
+static enum rpma_conn_event
+event_map(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return RPMA_CONN_ESTABLISHED;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return RPMA_CONN_CLOSED;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return RPMA_CONN_LOST;
+	case RDMA_CM_EVENT_REJECTED:
+		return RPMA_CONN_REJECTED;
+	case RDMA_CM_EVENT_UNREACHABLE:
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+		return RPMA_CONN_UNREACHABLE;
+	default:
+		return RPMA_CONN_UNDEFINED;
+	}
+}
+
+int
+rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
+{
+	struct rdma_cm_event *cm_event;
+	int ret = 0;
+
+	if (conn == NULL || event == NULL)
+		return RPMA_E_INVAL;
+
+	if (rdma_get_cm_event(conn->parts.evch, &cm_event)) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return RPMA_E_NO_EVENT;
+		RPMA_LOG_PROVIDER(errno, "rdma_get_cm_event()");
+		return RPMA_E_PROVIDER;
+	}
+
+	enum rdma_cm_event_type type = cm_event->event;
+	/* the active side learns the peer's private data when the connection is up */
+	if (type == RDMA_CM_EVENT_ESTABLISHED && conn->parts.data.ptr == NULL)
+		ret = private_data_store(cm_event->param.conn.private_data,
+				cm_event->param.conn.private_data_len, &conn->parts.data);
+
+	if (rdma_ack_cm_event(cm_event)) {
+		RPMA_LOG_PROVIDER(errno, "rdma_ack_cm_event()");
+		return RPMA_E_PROVIDER;
+	}
+	if (ret)
+		return ret;
+
+	enum rpma_conn_event mapped = event_map(type);
+	if (mapped == RPMA_CONN_UNDEFINED) {
+		RPMA_LOG_ERROR("unexpected connection event: %s", rdma_event_str(type));
+		return RPMA_E_UNKNOWN;
+	}
+
+	RPMA_LOG_NOTICE("%s", rpma_utils_conn_event_2str(mapped));
+	*event = mapped;
+	return 0;
+}
+
+int
+rpma_conn_get_event_fd(const struct rpma_conn *conn, int *fd)
+{
+	if (conn == NULL || fd == NULL)
+		return RPMA_E_INVAL;
+
+	*fd = conn->parts.evch->fd;
+	return 0;
+}
+
+int
+rpma_conn_get_private_data(const struct rpma_conn *conn, struct rpma_conn_private_data *pdata)
+{
+	if (conn == NULL || pdata == NULL)
+		return RPMA_E_INVAL;
+
+	*pdata = conn->parts.data;
+	return 0;
+}
+
+int
+rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_peer_cfg *pcfg)
+{
+	if (conn == NULL || pcfg == NULL)
+		return RPMA_E_INVAL;
+
+	conn->direct_write_to_pmem = peer_cfg_direct_write_to_pmem(pcfg);
+	return 0;
+}
+
+int
+rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num)
+{
+	if (conn == NULL || qp_num == NULL)
+		return RPMA_E_INVAL;
+
+	*qp_num = conn->qp->qp_num;
+	return 0;
+}
+
+int
+rpma_conn_get_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr)
+{
+	if (conn == NULL || cq_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	*cq_ptr = conn->parts.cq;
+	return 0;
+}
+
+int
+rpma_conn_get_rcq(const struct rpma_conn *conn, struct rpma_cq **rcq_ptr)
+{
+	if (conn == NULL || rcq_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	*rcq_ptr = conn->parts.rcq;
+	return 0;
+}
+
+int
+rpma_conn_get_compl_fd(const struct rpma_conn *conn, int *fd)
+{
+	if (conn == NULL || fd == NULL)
+		return RPMA_E_INVAL;
+	if (conn->parts.channel == NULL)
+		return RPMA_E_NOT_SHARED_CHNL;
+
+	*fd = conn->parts.channel->fd;
+	return 0;
+}
+
+/* which of the connection's CQs an event came from, or NULL */
+static struct rpma_cq *
+conn_cq_of(const struct rpma_conn *conn, const struct ibv_cq *ev_cq)
+{
+	if (ev_cq == cq_ibv_cq(conn->parts.cq))
+		return conn->parts.cq;
+	if (conn->parts.rcq && ev_cq == cq_ibv_cq(conn->parts.rcq))
+		return conn->parts.rcq;
+	return NULL;
+}
+
+int
+rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_rcq)
+{
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	(void) flags; /* waiting for a completion is the only mode */
+	if (conn == NULL || cq == NULL)
+		return RPMA_E_INVAL;
+	if (conn->parts.channel == NULL)
+		return RPMA_E_NOT_SHARED_CHNL;
+
+	if (ibv_get_cq_event(conn->parts.channel, &ev_cq, &ev_ctx))
+		return RPMA_E_NO_COMPLETION;
+
+	struct rpma_cq *which = conn_cq_of(conn, ev_cq);
+	if (which == NULL) {
+		ibv_ack_cq_events(ev_cq, 1);
+		RPMA_LOG_ERROR("ibv_get_cq_event() returned an unknown CQ");
+		return RPMA_E_UNKNOWN;
+	}
+
+	int ret = cq_event_got(which);
+	if (ret)
+		return ret;
+
+	*cq = which;
+	if (is_rcq)
+		*is_rcq = (which == conn->parts.rcq);
+	return 0;
+}
+
+int
+rpma_conn_disconnect(struct rpma_conn *conn)
+{
+	if (conn == NULL)
+		return RPMA_E_INVAL;
+
+	if (rdma_disconnect(conn->parts.id)) {
+		RPMA_LOG_PROVIDER(errno, "rdma_disconnect()");
+		return RPMA_E_PROVIDER;
+	}
+	RPMA_LOG_NOTICE("requesting to disconnect");
+	return 0;
+}
+
+/* operations: argument checks here, range checks and the post in mr.c */
+
+/* both regions, or neither with nothing to move */
+static inline bool
+pair_ok(const void *a, const void *b, size_t a_off, size_t b_off, size_t len)
+{
+	if (likely(a != NULL && b != NULL))
+		return true;
+	return a == NULL && b == NULL && (a_off | b_off | len) == 0;
+}
+
+int
+rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
+		const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0 ||
+			!pair_ok(dst, src, dst_offset, src_offset, len)))
+		return RPMA_E_INVAL;
+
+	return mr_post_read(conn->qp, dst, dst_offset, src, src_offset, len, flags, op_context);
+}
+
+int
+rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+		const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0 ||
+			!pair_ok(dst, src, dst_offset, src_offset, len)))
+		return RPMA_E_INVAL;
+
+	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags,
+			IBV_WR_RDMA_WRITE, 0, op_context);
+}
+
+int
+rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+		uint32_t imm, const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0 ||
+			!pair_ok(dst, src, dst_offset, src_offset, len)))
+		return RPMA_E_INVAL;
+
+	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags,
+			IBV_WR_RDMA_WRITE_WITH_IMM, htonl(imm), op_context);
+}
+
+int
+rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context)
+{
+	if (unlikely(conn == NULL || dst == NULL || src == NULL || flags == 0))
+		return RPMA_E_INVAL;
+	if (unlikely(dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT ||
+			!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
+				mr_remote_size(dst))))
+		return RPMA_E_INVAL;
+
+	if (conn->qpx)
+		return mr_post_atomic_write(conn->qpx, dst, dst_offset, src, flags, op_context);
+	return mr_post_write_inline8(conn->qp, dst, dst_offset, src, flags, op_context);
+}
+
+/* whether the remote region allows the flush type on this connection */
+static int
+flush_allowed(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
+		enum rpma_flush_type type)
+{
+	int usage = mr_remote_usage(dst);
+
+	if (type == RPMA_FLUSH_TYPE_PERSISTENT) {
+		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
+			RPMA_LOG_ERROR("the remote region does not allow a persistent flush");
+			return RPMA_E_NOSUPP;
+		}
+		if (!conn->direct_write_to_pmem) {
+			RPMA_LOG_ERROR("the peer did not declare direct write to PMem: "
+					"a persistent flush is not possible");
+			return RPMA_E_NOSUPP;
+		}
+		return 0;
+	}
+	if (type != RPMA_FLUSH_TYPE_VISIBILITY)
+		return RPMA_E_INVAL;
+	if (!(usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT |
+			RPMA_MR_USAGE_READ_SRC))) {
+		RPMA_LOG_ERROR("the remote region was registered for no flush");
+		return RPMA_E_NOSUPP;
+	}
+	return 0;
+}
+
+int
+rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+		enum rpma_flush_type type, int flags, const void *op_context)
+{
+	if (unlikely(conn == NULL || dst == NULL || flags == 0))
+		return RPMA_E_INVAL;
+
+	int ret = flush_allowed(conn, dst, type);
+	if (unlikely(ret))
+		return ret;
+
+	return flush_post(conn->flush, conn->qp, dst, dst_offset, len, flags, op_context);
+}
+
+int
+rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset, size_t len,
+		int flags, const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0 || (src == NULL && (offset | len))))
+		return RPMA_E_INVAL;
+
+	return mr_post_send(conn->qp, src, offset, len, flags, IBV_WR_SEND, 0, op_context);
+}
+
+int
+rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
+		size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0 || (src == NULL && (offset | len))))
+		return RPMA_E_INVAL;
+
+	return mr_post_send(conn->qp, src, offset, len, flags, IBV_WR_SEND_WITH_IMM,
+			htonl(imm), op_context);
+}
+
+int
+rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
+		const void *op_context)
+{
+	if (unlikely(conn == NULL || (dst == NULL && (offset | len))))
+		return RPMA_E_INVAL;
+
+	return mr_post_recv(conn->qp, NULL, dst, offset, len, op_context);
+}

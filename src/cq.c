@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * cq.c -- a completion queue and, unless shared, its completion channel.
+ *
+ * Acknowledging events takes a mutex inside libibverbs, so events are
+ * acknowledged in batches; ibv_destroy_cq() waits for every event to be
+ * acknowledged, so cq_delete() acknowledges the rest first.
+ */
+
+#include <stdlib.h>
+
+#include "cq.h"
+#include "log.h"
+
+#define ACK_BATCH 16
+
+struct rpma_cq {
+	struct ibv_cq *ibv_cq;
+	struct ibv_comp_channel *channel;
+	bool own_channel;
+	unsigned unacked;
+};
+
+int
+cq_new(struct ibv_context *ibv_ctx, uint32_t size, struct ibv_comp_channel *shared,
+		struct rpma_cq **cq_ptr)
+{
+	int ret = RPMA_E_PROVIDER;
+	struct rpma_cq *cq = calloc(1, sizeof(*cq));
+	if (cq == NULL)
+		return RPMA_E_NOMEM;
+
+	cq->own_channel = (shared == NULL);
+	cq->channel = shared;
+	if (cq->own_channel) {
+		cq->channel = ibv_create_comp_channel(ibv_ctx);
+		if (cq->channel == NULL) {
+			RPMA_LOG_PROVIDER(errno, "ibv_create_comp_channel()");
+			goto err_free;
+		}
+	}
+
+	cq->ibv_cq = ibv_create_cq(ibv_ctx, (int)size, cq, cq->channel, 0);
+	if (cq->ibv_cq == NULL) {
+		RPMA_LOG_PROVIDER(errno, "ibv_create_cq()");
+		goto err_destroy_channel;
+	}
+
+	int err = ibv_req_notify_cq(cq->ibv_cq, 0);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "ibv_req_notify_cq()");
+		goto err_destroy_cq;
+	}
+
+	*cq_ptr = cq;
+	return 0;
+
+err_destroy_cq:
+	(void) ibv_destroy_cq(cq->ibv_cq);
+err_destroy_channel:
+	if (cq->own_channel)
+		(void) ibv_destroy_comp_channel(cq->channel);
+err_free:
+	free(cq);
+	return ret;
+}
+
+int
+cq_delete(struct rpma_cq **cq_ptr)
+{
+	struct rpma_cq *cq = *cq_ptr;
+	int ret = 0;
+
+	if (cq == NULL)
+		return 0;
+
+	if (cq->unacked)
+		ibv_ack_cq_events(cq->ibv_cq, cq->unacked);
+
+	int err = ibv_destroy_cq(cq->ibv_cq);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "ibv_destroy_cq()");
+		ret = RPMA_E_PROVIDER;
+	}
+
+	if (cq->own_channel && ibv_destroy_comp_channel(cq->channel)) {
+		RPMA_LOG_PROVIDER(errno, "ibv_destroy_comp_channel()");
+		ret = RPMA_E_PROVIDER;
+	}
+
+	free(cq);
+	*cq_ptr = NULL;
+	return ret;
+}
+
+struct ibv_cq *
+cq_ibv_cq(const struct rpma_cq *cq)
+{
+	return cq->ibv_cq;
+}
+
+int
+cq_event_got(struct rpma_cq *cq)
+{
+	if (++cq->unacked >= ACK_BATCH) {
+		ibv_ack_cq_events(cq->ibv_cq, cq->unacked);
+		cq->unacked = 0;
+	}
+
+	int err = ibv_req_notify_cq(cq->ibv_cq, 0);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "ibv_req_notify_cq()");
+		return RPMA_E_PROVIDER;
+	}
+	return 0;
+}
+
+int
+rpma_cq_get_fd(const struct rpma_cq *cq, int *fd)
+{
+	if (cq == NULL || fd == NULL)
+		return RPMA_E_INVAL;
+
+	*fd = cq->channel->fd;
+	return 0;
+}
+
+int
+rpma_cq_wait(struct rpma_cq *cq)
+{
+	struct ibv_cq *ev_cq;
+	void *ev_ctx;
+
+	if (cq == NULL)
+		return RPMA_E_INVAL;
+
+	/* on a shared channel the event may belong to the other CQ: rpma_conn_wait() */
+	if (!cq->own_channel)
+		return RPMA_E_SHARED_CHANNEL;
+
+	/* fails with EAGAIN on a non-blocking fd, which means no completion yet */
+	if (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx))
+		return RPMA_E_NO_COMPLETION;
+
+	return cq_event_got(cq);
+}
+
+int
+rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got)
+{
+	if (unlikely(cq == NULL || wc == NULL || num_entries < 1 ||
+			(num_entries > 1 && num_entries_got == NULL)))
+		return RPMA_E_INVAL;
+
+	int ret = ibv_poll_cq(cq->ibv_cq, num_entries, wc);
+	if (likely(ret > 0)) {
+		if (num_entries_got)
+			*num_entries_got = ret;
+		return 0;
+	}
+	if (ret == 0)
+		return RPMA_E_NO_COMPLETION;
+
+	RPMA_LOG_ERROR("ibv_poll_cq() failed: %d", ret);
+	return RPMA_E_PROVIDER;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * mr.h -- what memory regions offer the data path: posting an operation
+ * between a local and a remote region after checking both ranges.
+ */
+
+#ifndef RPMA_MR_H
+#define RPMA_MR_H
+
+#include "rpma.h"
+
+/* off and len lie inside a region of size bytes, without overflow */
+static inline bool
+mr_range_ok(size_t off, size_t len, size_t size)
+{
+	return off <= size && len <= size - off;
+}
+
+/* Post an RDMA read of remote src into local dst (either may be NULL for 0 bytes). */
+int mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context);
+
+/* Post an RDMA write (opcode IBV_WR_RDMA_WRITE or _WITH_IMM; imm in network order). */
+int mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len,
+		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context);
+
+/* Post an 8-byte write of src, carried inline: the ATOMIC WRITE fallback. */
+int mr_post_write_inline8(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context);
+
+/* Post a native ATOMIC WRITE through the extended QP (qpx non-NULL only where supported). */
+int mr_post_atomic_write(struct ibv_qp_ex *qpx, struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context);
+
+/* Post a send (opcode IBV_WR_SEND or _WITH_IMM; imm in network order). */
+int mr_post_send(struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
+		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
+		const void *op_context);
+
+/* Post a receive to a QP's RQ or, with qp NULL, to srq. */
+int mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, struct rpma_mr_local *dst,
+		size_t offset, size_t len, const void *op_context);
+
+/* the remote region's address, key, size and usage bits */
+uint64_t mr_remote_addr(const struct rpma_mr_remote *mr);
+uint32_t mr_remote_rkey(const struct rpma_mr_remote *mr);
+size_t mr_remote_size(const struct rpma_mr_remote *mr);
+int mr_remote_usage(const struct rpma_mr_remote *mr);
+
+#endif /* RPMA_MR_H */
