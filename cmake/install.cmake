@@ -27,6 +27,9 @@ install(FILES ${PROJECT_BINARY_DIR}/librpmaConfig.cmake
 	${PROJECT_BINARY_DIR}/librpmaConfigVersion.cmake
 	DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/librpma)
 
+# relative to the .pc file, so the package also works when installed with --prefix
+file(RELATIVE_PATH PC_PREFIX_FROM_PCFILEDIR
+	/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/librpma.pc.in
 	${PROJECT_BINARY_DIR}/librpma.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/librpma.pc
