@@ -21,7 +21,7 @@ struct rpma_conn {
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
 	struct rpma_flush *flush;
-	bool direct_write_to_pmem;	/* declared by the peer's configuration */
+	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
 	struct conn_parts parts;
 };
@@ -40,6 +40,7 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	}
 
 	conn->qp = parts->id->qp;
+	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
 		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
@@ -183,7 +184,10 @@ rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_peer_c
 	if (conn == NULL || pcfg == NULL)
 		return RPMA_E_INVAL;
 
-	conn->direct_write_to_pmem = peer_cfg_direct_write_to_pmem(pcfg);
+	/* persistence needs the peer's word that the NIC's writes reach its PMem */
+	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
+	if (peer_cfg_direct_write_to_pmem(pcfg))
+		conn->flush_types |= 1u << RPMA_FLUSH_TYPE_PERSISTENT;
 	return 0;
 }
 
@@ -318,8 +322,7 @@ rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 			!pair_ok(dst, src, dst_offset, src_offset, len)))
 		return RPMA_E_INVAL;
 
-	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags,
-			IBV_WR_RDMA_WRITE, 0, op_context);
+	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags, op_context);
 }
 
 int
@@ -331,8 +334,8 @@ rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t d
 			!pair_ok(dst, src, dst_offset, src_offset, len)))
 		return RPMA_E_INVAL;
 
-	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags,
-			IBV_WR_RDMA_WRITE_WITH_IMM, htonl(imm), op_context);
+	return mr_post_write_imm(conn->qp, dst, dst_offset, src, src_offset, len, flags,
+			htonl(imm), op_context);
 }
 
 int
@@ -341,9 +344,7 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 {
 	if (unlikely(conn == NULL || dst == NULL || src == NULL || flags == 0))
 		return RPMA_E_INVAL;
-	if (unlikely(dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT ||
-			!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
-				mr_remote_size(dst))))
+	if (unlikely(dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT))
 		return RPMA_E_INVAL;
 
 	if (conn->qpx)
@@ -351,33 +352,21 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 	return mr_post_write_inline8(conn->qp, dst, dst_offset, src, flags, op_context);
 }
 
-/* whether the remote region allows the flush type on this connection */
+/* why a flush of this type cannot be done here (logged), as an error code */
 static int
-flush_allowed(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
+flush_refused(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
 		enum rpma_flush_type type)
 {
-	int usage = mr_remote_usage(dst);
-
-	if (type == RPMA_FLUSH_TYPE_PERSISTENT) {
-		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
-			RPMA_LOG_ERROR("the remote region does not allow a persistent flush");
-			return RPMA_E_NOSUPP;
-		}
-		if (!conn->direct_write_to_pmem) {
-			RPMA_LOG_ERROR("the peer did not declare direct write to PMem: "
-					"a persistent flush is not possible");
-			return RPMA_E_NOSUPP;
-		}
-		return 0;
-	}
-	if (type != RPMA_FLUSH_TYPE_VISIBILITY)
+	if (type != RPMA_FLUSH_TYPE_PERSISTENT && type != RPMA_FLUSH_TYPE_VISIBILITY)
 		return RPMA_E_INVAL;
-	if (!(usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT |
-			RPMA_MR_USAGE_READ_SRC))) {
-		RPMA_LOG_ERROR("the remote region was registered for no flush");
-		return RPMA_E_NOSUPP;
-	}
-	return 0;
+
+	if (!(mr_remote_flush_types(dst) & (1u << type)))
+		RPMA_LOG_ERROR("the remote region was not registered for a %s flush",
+				type == RPMA_FLUSH_TYPE_PERSISTENT ? "persistent" : "visibility");
+	else if (!(conn->flush_types & (1u << type)))
+		RPMA_LOG_ERROR("the peer did not declare direct write to PMem: "
+				"a persistent flush is not possible");
+	return RPMA_E_NOSUPP;
 }
 
 int
@@ -387,9 +376,9 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	if (unlikely(conn == NULL || dst == NULL || flags == 0))
 		return RPMA_E_INVAL;
 
-	int ret = flush_allowed(conn, dst, type);
-	if (unlikely(ret))
-		return ret;
+	unsigned wanted = (unsigned)type <= RPMA_FLUSH_TYPE_VISIBILITY ? 1u << type : 0;
+	if (unlikely(!(conn->flush_types & mr_remote_flush_types(dst) & wanted)))
+		return flush_refused(conn, dst, type);
 
 	return flush_post(conn->flush, conn->qp, dst, dst_offset, len, flags, op_context);
 }

@@ -57,14 +57,5 @@ int
 flush_post(struct rpma_flush *flush, struct ibv_qp *qp, struct rpma_mr_remote *dst,
 		size_t dst_offset, size_t len, int flags, const void *op_context)
 {
-	size_t size = mr_remote_size(dst);
-
-	if (unlikely(!mr_range_ok(dst_offset, len, size)))
-		return RPMA_E_INVAL;
-
-	/* read inside the region whatever the range: from its start, backed off at the end */
-	size_t raw_len = size < RAW_SIZE ? size : RAW_SIZE;
-	size_t raw_offset = dst_offset <= size - raw_len ? dst_offset : size - raw_len;
-
-	return mr_post_read(qp, flush->raw_mr, 0, dst, raw_offset, raw_len, flags, op_context);
+	return mr_post_read_within(qp, flush->raw_mr, dst, dst_offset, len, flags, op_context);
 }

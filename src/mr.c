@@ -48,6 +48,7 @@ struct rpma_mr_remote {
 	uint64_t size;
 	uint32_t rkey;
 	int usage;
+	unsigned flush_types;	/* 1 << RPMA_FLUSH_TYPE_* the region allows */
 };
 
 /* the least access each usage needs: the peer gets no right it was not given */
@@ -179,6 +180,20 @@ remote_valid(const struct rpma_mr_remote *mr)
 	return true;
 }
 
+/* a flush reads the region: visibility needs remote read, persistence its own usage bit */
+static unsigned
+remote_flush_types(int usage)
+{
+	unsigned types = 0;
+
+	if (usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT |
+			RPMA_MR_USAGE_READ_SRC))
+		types |= 1u << RPMA_FLUSH_TYPE_VISIBILITY;
+	if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+		types |= 1u << RPMA_FLUSH_TYPE_PERSISTENT;
+	return types;
+}
+
 int
 rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 		struct rpma_mr_remote **mr_ptr)
@@ -205,6 +220,7 @@ rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 	tmp.usage = d[DESC_USAGE];
 	if (!remote_valid(&tmp))
 		return RPMA_E_NOSUPP;
+	tmp.flush_types = remote_flush_types(tmp.usage);
 
 	struct rpma_mr_remote *mr = malloc(sizeof(*mr));
 	if (mr == NULL)
@@ -323,12 +339,9 @@ mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		int flags, const void *op_context)
 {
 	struct ibv_sge sge;
-	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
-		.opcode = IBV_WR_RDMA_READ,
-		.send_flags = send_flags(flags),
-	};
+	struct ibv_send_wr wr;
 
+	wr.num_sge = 0;
 	if (dst) {
 		if (unlikely(!mr_range_ok(dst_offset, len, dst->size) ||
 				!mr_range_ok(src_offset, len, src->size) || len > UINT32_MAX))
@@ -336,27 +349,32 @@ mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		sge.addr = (uint64_t)(uintptr_t)(dst->addr + dst_offset);
 		sge.length = (uint32_t)len;
 		sge.lkey = dst->lkey;
-		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.wr.rdma.remote_addr = src->addr + src_offset;
 		wr.wr.rdma.rkey = src->rkey;
+	} else {
+		wr.wr.rdma.remote_addr = 0;
+		wr.wr.rdma.rkey = 0;
 	}
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
+	wr.sg_list = &sge;
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = send_flags(flags);
+	wr.imm_data = 0;
 	return post_send(qp, &wr);
 }
 
-int
-mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+/* the write work request, filled field by field: the provider reads only these */
+static inline int
+post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
 {
 	struct ibv_sge sge;
-	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
-		.opcode = opcode,
-		.send_flags = send_flags(flags),
-		.imm_data = imm,
-	};
+	struct ibv_send_wr wr;
 
+	wr.num_sge = 0;
 	if (src) {
 		if (unlikely(!mr_range_ok(src_offset, len, src->size) ||
 				!mr_range_ok(dst_offset, len, dst->size) || len > UINT32_MAX))
@@ -364,18 +382,47 @@ mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		sge.addr = (uint64_t)(uintptr_t)(src->addr + src_offset);
 		sge.length = (uint32_t)len;
 		sge.lkey = src->lkey;
-		wr.sg_list = &sge;
 		wr.num_sge = 1;
 		wr.wr.rdma.remote_addr = dst->addr + dst_offset;
 		wr.wr.rdma.rkey = dst->rkey;
+	} else {
+		wr.wr.rdma.remote_addr = 0;
+		wr.wr.rdma.rkey = 0;
 	}
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
+	wr.sg_list = &sge;
+	wr.opcode = opcode;
+	wr.send_flags = send_flags(flags);
+	wr.imm_data = imm;
 	return post_send(qp, &wr);
+}
+
+int
+mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len,
+		int flags, const void *op_context)
+{
+	return post_write(qp, dst, dst_offset, src, src_offset, len, flags,
+			IBV_WR_RDMA_WRITE, 0, op_context);
+}
+
+int
+mr_post_write_imm(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
+{
+	return post_write(qp, dst, dst_offset, src, src_offset, len, flags,
+			IBV_WR_RDMA_WRITE_WITH_IMM, imm, op_context);
 }
 
 int
 mr_post_write_inline8(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const char src[8], int flags, const void *op_context)
 {
+	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
+		return RPMA_E_INVAL;
+
 	struct ibv_sge sge = {
 		.addr = (uint64_t)(uintptr_t)src,
 		.length = RPMA_ATOMIC_WRITE_ALIGNMENT,
@@ -397,6 +444,9 @@ mr_post_atomic_write(struct ibv_qp_ex *qpx, struct rpma_mr_remote *dst, size_t d
 		const char src[8], int flags, const void *op_context)
 {
 #ifdef HAVE_IBV_ATOMIC_WRITE
+	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
+		return RPMA_E_INVAL;
+
 	ibv_wr_start(qpx);
 	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
 	qpx->wr_flags = send_flags(flags);
@@ -471,26 +521,23 @@ mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, struct rpma_mr_local *dst,
 	return 0;
 }
 
-uint64_t
-mr_remote_addr(const struct rpma_mr_remote *mr)
-{
-	return mr->addr;
-}
-
-uint32_t
-mr_remote_rkey(const struct rpma_mr_remote *mr)
-{
-	return mr->rkey;
-}
-
-size_t
-mr_remote_size(const struct rpma_mr_remote *mr)
-{
-	return (size_t)mr->size;
-}
-
 int
-mr_remote_usage(const struct rpma_mr_remote *mr)
+mr_post_read_within(struct ibv_qp *qp, struct rpma_mr_local *dst,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context)
 {
-	return mr->usage;
+	if (unlikely(!mr_range_ok(src_offset, len, src->size)))
+		return RPMA_E_INVAL;
+
+	/* as much as dst holds, from src_offset, backed off where src ends */
+	size_t read_len = src->size < dst->size ? src->size : dst->size;
+	size_t offset = src_offset <= src->size - read_len ? src_offset : src->size - read_len;
+
+	return mr_post_read(qp, dst, 0, src, offset, read_len, flags, op_context);
+}
+
+unsigned
+mr_remote_flush_types(const struct rpma_mr_remote *mr)
+{
+	return mr->flush_types;
 }

@@ -21,10 +21,15 @@ int mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context);
 
-/* Post an RDMA write (opcode IBV_WR_RDMA_WRITE or _WITH_IMM; imm in network order). */
+/* Post an RDMA write of local src into remote dst (either may be NULL for 0 bytes). */
 int mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
-		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context);
+		int flags, const void *op_context);
+
+/* The same with immediate data (imm in network byte order). */
+int mr_post_write_imm(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context);
 
 /* Post an 8-byte write of src, carried inline: the ATOMIC WRITE fallback. */
 int mr_post_write_inline8(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
@@ -43,10 +48,15 @@ int mr_post_send(struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offs
 int mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, struct rpma_mr_local *dst,
 		size_t offset, size_t len, const void *op_context);
 
-/* the remote region's address, key, size and usage bits */
-uint64_t mr_remote_addr(const struct rpma_mr_remote *mr);
-uint32_t mr_remote_rkey(const struct rpma_mr_remote *mr);
-size_t mr_remote_size(const struct rpma_mr_remote *mr);
-int mr_remote_usage(const struct rpma_mr_remote *mr);
+/*
+ * Check src[src_offset, +len) lies in src, then read a few of its bytes
+ * (as many as dst holds) into dst: the flush's read after the writes.
+ */
+int mr_post_read_within(struct ibv_qp *qp, struct rpma_mr_local *dst,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context);
+
+/* the flush types (1 << RPMA_FLUSH_TYPE_*) the remote region allows */
+unsigned mr_remote_flush_types(const struct rpma_mr_remote *mr);
 
 #endif /* RPMA_MR_H */
