@@ -47,7 +47,7 @@ flush_delete(struct rpma_flush **flush_ptr)
 	if (flush == NULL)
 		return 0;
 
-	int ret = rpma_mr_dereg(&flush->raw_mr);
+	int ret = mr_dereg_always(&flush->raw_mr);
 	free(flush);
 	*flush_ptr = NULL;
 	return ret;

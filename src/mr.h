@@ -16,6 +16,9 @@ mr_range_ok(size_t off, size_t len, size_t size)
 	return off <= size && len <= size - off;
 }
 
+/* Deregister and free the region even when deregistration fails (returns the failure). */
+int mr_dereg_always(struct rpma_mr_local **mr_ptr);
+
 /* Post an RDMA read of remote src into local dst (either may be NULL for 0 bytes). */
 int mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* mr.c -- unit tests of src/mr.c: registration, descriptors, remote regions, advise */
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "fixtures.h"
+
+#define BUF_SIZE 4096
+static char buf[BUF_SIZE];
+
+static void
+test_mr_reg__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = (struct rpma_mr_local *)0x1;
+	int u = RPMA_MR_USAGE_READ_SRC;
+
+	assert_int_equal(rpma_mr_reg(NULL, buf, BUF_SIZE, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, NULL, BUF_SIZE, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, 0, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, u, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, 0, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, 1 << 8, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, -1, &mr), RPMA_E_INVAL);
+	assert_ptr_equal(mr, (struct rpma_mr_local *)0x1);
+	assert_int_equal(CALLS(ibv_reg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* each usage gets the least access it needs */
+static void
+test_mr_reg__usage_to_access(void **state)
+{
+	(void) state;
+	static const struct { int usage; int access; } map[] = {
+		{RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
+		{RPMA_MR_USAGE_READ_DST, IBV_ACCESS_LOCAL_WRITE},
+		{RPMA_MR_USAGE_WRITE_SRC, 0},
+		{RPMA_MR_USAGE_WRITE_DST, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+		{RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, IBV_ACCESS_REMOTE_READ},
+		{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, IBV_ACCESS_REMOTE_READ},
+		{RPMA_MR_USAGE_SEND, 0},
+		{RPMA_MR_USAGE_RECV, IBV_ACCESS_LOCAL_WRITE},
+		{RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
+	};
+	struct rpma_peer *peer = fx_peer();
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_calls_reset();
+		struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, map[i].usage);
+		assert_int_equal(mock_rec.reg_access[0], map[i].access);
+		assert_ptr_equal(mock_rec.reg_addr, buf);
+		assert_int_equal(mock_rec.reg_length, BUF_SIZE);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+	}
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_reg__alloc_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(malloc, 0, 0);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr), RPMA_E_NOMEM);
+	assert_null(mr);
+	assert_int_equal(CALLS(ibv_reg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_reg__reg_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, EFAULT);
+	assert_null(mr);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* pinning refused on an ODP-capable device: retried on demand */
+static void
+test_mr_reg__odp_fallback(void **state)
+{
+	(void) state;
+	mock_device_set_odp(1);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr), 0);
+	assert_int_equal(CALLS(ibv_reg_mr), 2);
+	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(mock_rec.reg_access[1], IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_reg__odp_fallback_fails(void **state)
+{
+	(void) state;
+	mock_device_set_odp(1);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	MOCK_FAIL_NTH(ibv_reg_mr, 2, 0, EINVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_null(mr);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_reg__no_odp_no_retry(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_dereg__invalid(void **state)
+{
+	(void) state;
+	struct rpma_mr_local *mr = NULL;
+
+	assert_int_equal(rpma_mr_dereg(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
+}
+
+static void
+test_mr_dereg__fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND);
+
+	MOCK_FAIL(ibv_dereg_mr, EBUSY, 0);
+	assert_int_equal(rpma_mr_dereg(&mr), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	/* still registered: the caller may retry */
+	assert_non_null(mr);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_null(mr);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_get_ptr_size__all(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf + 8, 100, RPMA_MR_USAGE_SEND);
+	void *ptr = (void *)0x1;
+	size_t size = 7, desc_size = 7;
+
+	assert_int_equal(rpma_mr_get_ptr(NULL, &ptr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_ptr(mr, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_size(NULL, &size), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_size(mr, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_descriptor_size(NULL, &desc_size), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_descriptor_size(mr, NULL), RPMA_E_INVAL);
+	assert_ptr_equal(ptr, (void *)0x1);
+	assert_int_equal(size, 7);
+	assert_int_equal(desc_size, 7);
+
+	assert_int_equal(rpma_mr_get_ptr(mr, &ptr), 0);
+	assert_ptr_equal(ptr, buf + 8);
+	assert_int_equal(rpma_mr_get_size(mr, &size), 0);
+	assert_int_equal(size, 100);
+	assert_int_equal(rpma_mr_get_descriptor_size(mr, &desc_size), 0);
+	assert_int_equal(desc_size, FX_DESC_SIZE);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_get_descriptor__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND);
+	uint8_t desc[FX_DESC_SIZE] = {0};
+
+	assert_int_equal(rpma_mr_get_descriptor(NULL, desc), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_get_descriptor(mr, NULL), RPMA_E_INVAL);
+	for (size_t i = 0; i < sizeof(desc); i++)
+		assert_int_equal(desc[i], 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* local region -> descriptor -> remote region keeps address, size, rkey and flush type */
+static void
+test_mr_descriptor__round_trip(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, usage);
+	uint8_t desc[FX_DESC_SIZE], expected[FX_DESC_SIZE];
+	struct rpma_mr_remote *remote = NULL;
+	size_t size = 0;
+	int flush_type = 0;
+
+	assert_int_equal(rpma_mr_get_descriptor(mr, desc), 0);
+	/* little-endian on the wire, whatever the host */
+	fx_desc(expected, (uintptr_t)buf, BUF_SIZE, 0x2000, (uint8_t)usage);
+	assert_memory_equal(desc, expected, sizeof(desc));
+
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &remote), 0);
+	assert_int_equal(rpma_mr_remote_get_size(remote, &size), 0);
+	assert_int_equal(size, BUF_SIZE);
+	assert_int_equal(rpma_mr_remote_get_flush_type(remote, &flush_type), 0);
+	assert_int_equal(flush_type, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_mr_remote_delete(&remote), 0);
+	assert_null(remote);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_remote_from_descriptor__invalid(void **state)
+{
+	(void) state;
+	uint8_t desc[FX_DESC_SIZE + 1];
+	struct rpma_mr_remote *mr = (struct rpma_mr_remote *)0x1;
+
+	fx_desc(desc, 0x1000, 100, 7, RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_mr_remote_from_descriptor(NULL, FX_DESC_SIZE, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE - 1, &mr),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE + 1, &mr),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, 0, &mr), RPMA_E_INVAL);
+	assert_ptr_equal(mr, (struct rpma_mr_remote *)0x1);
+}
+
+/*
+ * bytes no librpma peer could have sent are refused; the usage byte has
+ * no unknown bit (all 8 are RPMA_MR_USAGE_*), so only 0 is impossible
+ */
+static void
+test_mr_remote_from_descriptor__corrupted(void **state)
+{
+	(void) state;
+	static const struct { uint64_t addr, size; uint8_t usage; } bad[] = {
+		{0x1000, 100, 0},			/* no usage */
+		{0x1000, 0, RPMA_MR_USAGE_READ_SRC},	/* empty */
+		{UINT64_MAX - 10, 100, RPMA_MR_USAGE_READ_SRC},	/* wraps */
+		{1, UINT64_MAX, RPMA_MR_USAGE_WRITE_DST},	/* wraps */
+	};
+	struct rpma_mr_remote *mr = (struct rpma_mr_remote *)0x1;
+	uint8_t desc[FX_DESC_SIZE];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		fx_desc(desc, bad[i].addr, bad[i].size, 7, bad[i].usage);
+		assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr),
+				RPMA_E_NOSUPP);
+		assert_ptr_equal(mr, (struct rpma_mr_remote *)0x1);
+	}
+	assert_int_equal(CALLS(malloc), 0);
+}
+
+static void
+test_mr_remote_from_descriptor__alloc_fails(void **state)
+{
+	(void) state;
+	uint8_t desc[FX_DESC_SIZE];
+	struct rpma_mr_remote *mr = NULL;
+
+	fx_desc(desc, 0x1000, 100, 7, RPMA_MR_USAGE_READ_SRC);
+	MOCK_FAIL(malloc, 0, 0);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), RPMA_E_NOMEM);
+	assert_null(mr);
+}
+
+/* the largest range that does not wrap is accepted */
+static void
+test_mr_remote_from_descriptor__edge(void **state)
+{
+	(void) state;
+	struct rpma_mr_remote *mr = fx_mr_remote(UINT64_MAX - 100, 100,
+			0xabcd, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_READ_SRC);
+	int flush_type = 0;
+
+	assert_int_equal(rpma_mr_remote_get_flush_type(mr, &flush_type), 0);
+	assert_int_equal(flush_type, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	assert_int_equal(rpma_mr_remote_delete(&mr), 0);
+}
+
+static void
+test_mr_remote_getters__invalid(void **state)
+{
+	(void) state;
+	struct rpma_mr_remote *mr = fx_mr_remote(0x1000, 100, 7, RPMA_MR_USAGE_READ_SRC);
+	size_t size = 7;
+	int flush_type = 7;
+
+	assert_int_equal(rpma_mr_remote_get_size(NULL, &size), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_get_size(mr, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_get_flush_type(NULL, &flush_type), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_get_flush_type(mr, NULL), RPMA_E_INVAL);
+	assert_int_equal(size, 7);
+	assert_int_equal(flush_type, 7);
+	assert_int_equal(rpma_mr_remote_get_flush_type(mr, &flush_type), 0);
+	assert_int_equal(flush_type, 0);
+	assert_int_equal(rpma_mr_remote_delete(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_remote_delete(&mr), 0);
+	assert_int_equal(rpma_mr_remote_delete(&mr), 0);	/* NULL: nothing to do */
+}
+
+static void
+test_mr_advise__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND);
+	int pf = IBV_ADVISE_MR_ADVICE_PREFETCH;
+
+	assert_int_equal(rpma_mr_advise(NULL, 0, 8, pf, 0), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_advise(mr, BUF_SIZE, 1, pf, 0), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_advise(mr, 1, BUF_SIZE, pf, 0), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_advise(mr, 0, 8, 99, 0), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_advise(mr, 0, 8, pf, 0x80), RPMA_E_INVAL);
+	/* prefetch for writing a region the NIC never writes */
+	assert_int_equal(rpma_mr_advise(mr, 0, 8, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0),
+			RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_advise_mr), 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_advise__success(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_RECV);
+
+	assert_int_equal(rpma_mr_advise(mr, 16, 32, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			IBV_ADVISE_MR_FLAG_FLUSH), 0);
+	assert_int_equal(mock_rec.advise.advice, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+	assert_int_equal(mock_rec.advise.flags, IBV_ADVISE_MR_FLAG_FLUSH);
+	assert_int_equal(mock_rec.advise.num_sge, 1);
+	assert_int_equal(mock_rec.advise.sge.addr, (uintptr_t)(buf + 16));
+	assert_int_equal(mock_rec.advise.sge.length, 32);
+	assert_int_equal(mock_rec.advise.sge.lkey, 0x1000);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_mr_advise__provider_errors(void **state)
+{
+	(void) state;
+	static const struct { int err; int ret; } map[] = {
+		{EOPNOTSUPP, RPMA_E_NOSUPP},
+		{EINVAL, RPMA_E_INVAL},
+		{EFAULT, RPMA_E_INVAL},
+		{EIO, RPMA_E_PROVIDER},
+	};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND);
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		MOCK_FAIL(ibv_advise_mr, map[i].err, 0);
+		assert_int_equal(rpma_mr_advise(mr, 0, 8, IBV_ADVISE_MR_ADVICE_PREFETCH, 0),
+				map[i].ret);
+		assert_int_equal(errno, map[i].err);
+	}
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_mr_reg__invalid),
+		TEST(test_mr_reg__usage_to_access),
+		TEST(test_mr_reg__alloc_fails),
+		TEST(test_mr_reg__reg_fails),
+		TEST(test_mr_reg__odp_fallback),
+		TEST(test_mr_reg__odp_fallback_fails),
+		TEST(test_mr_reg__no_odp_no_retry),
+		TEST(test_mr_dereg__invalid),
+		TEST(test_mr_dereg__fails),
+		TEST(test_mr_get_ptr_size__all),
+		TEST(test_mr_get_descriptor__invalid),
+		TEST(test_mr_descriptor__round_trip),
+		TEST(test_mr_remote_from_descriptor__invalid),
+		TEST(test_mr_remote_from_descriptor__corrupted),
+		TEST(test_mr_remote_from_descriptor__alloc_fails),
+		TEST(test_mr_remote_from_descriptor__edge),
+		TEST(test_mr_remote_getters__invalid),
+		TEST(test_mr_advise__invalid),
+		TEST(test_mr_advise__success),
+		TEST(test_mr_advise__provider_errors),
+	};
+	return RUN(tests);
+}

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* peer.c -- unit tests of src/peer.c: device query, protection domain, QP attributes */
+
+#include <errno.h>
+
+#include "fixtures.h"
+#include "peer.h"
+
+#define DEVICE_CAP_ATOMIC_WRITE (1ULL << 40)
+
+static void
+test_peer_new__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = (struct rpma_peer *)0x1;
+
+	assert_int_equal(rpma_peer_new(NULL, &peer), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_new(mock_ibv_ctx(), NULL), RPMA_E_INVAL);
+	assert_ptr_equal(peer, (struct rpma_peer *)0x1);
+	assert_int_equal(CALLS(ibv_alloc_pd), 0);
+}
+
+static void
+test_peer_new__alloc_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = NULL;
+
+	MOCK_FAIL(malloc, 0, 0);
+	assert_int_equal(rpma_peer_new(mock_ibv_ctx(), &peer), RPMA_E_NOMEM);
+	assert_null(peer);
+	assert_int_equal(CALLS(ibv_query_device_ex), 0);
+}
+
+static void
+test_peer_new__query_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = NULL;
+
+	MOCK_FAIL(ibv_query_device_ex, EIO, 0);
+	assert_int_equal(rpma_peer_new(mock_ibv_ctx(), &peer), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EIO);
+	assert_null(peer);
+	assert_int_equal(CALLS(ibv_alloc_pd), 0);
+}
+
+static void
+test_peer_new__alloc_pd_fails(void **state)
+{
+	(void) state;
+	static const struct { int err; int ret; } map[] = {
+		{ENOMEM, RPMA_E_NOMEM},
+		{EIO, RPMA_E_PROVIDER},
+		{0, RPMA_E_UNKNOWN},	/* failed without saying why */
+	};
+	struct rpma_peer *peer = NULL;
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		MOCK_FAIL(ibv_alloc_pd, 0, map[i].err);
+		errno = 12345;
+		assert_int_equal(rpma_peer_new(mock_ibv_ctx(), &peer), map[i].ret);
+		assert_int_equal(errno, map[i].err);
+		assert_null(peer);
+	}
+}
+
+static void
+test_peer_new__success(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = NULL;
+
+	assert_int_equal(rpma_peer_new(mock_ibv_ctx(), &peer), 0);
+	assert_non_null(peer);
+	assert_ptr_equal(peer_ibv_context(peer), mock_ibv_ctx());
+	assert_ptr_equal(peer_pd(peer)->context, mock_ibv_ctx());
+	assert_false(peer_native_atomic_write(peer));
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_null(peer);
+	assert_int_equal(CALLS(ibv_dealloc_pd), 1);
+}
+
+static void
+test_peer_new__native_atomic_write(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(DEVICE_CAP_ATOMIC_WRITE);
+	struct rpma_peer *peer = fx_peer();
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	assert_true(peer_native_atomic_write(peer));
+#else
+	assert_false(peer_native_atomic_write(peer));
+#endif
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_peer_delete__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = NULL;
+
+	assert_int_equal(rpma_peer_delete(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_int_equal(CALLS(ibv_dealloc_pd), 0);
+}
+
+static void
+test_peer_delete__dealloc_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+
+	MOCK_FAIL(ibv_dealloc_pd, EBUSY, 0);
+	assert_int_equal(rpma_peer_delete(&peer), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	/* kept, so the caller can release what still uses it and retry */
+	assert_non_null(peer);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_null(peer);
+}
+
+static void
+test_peer_create_qp__attributes(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(DEVICE_CAP_ATOMIC_WRITE);
+	struct rpma_peer *peer = fx_peer();
+	struct rdma_cm_id *id = mock_cm_id_new();
+	struct ibv_cq *cq = mock_ibv_cq_new(), *rcq = mock_ibv_cq_new();
+	struct peer_qp_attr qa = { .cq = cq, .rcq = rcq, .sq_size = 5, .rq_size = 6 };
+
+	assert_int_equal(peer_create_qp(peer, id, &qa), 0);
+	assert_non_null(id->qp);
+	struct ibv_qp_init_attr_ex *a = &mock_rec.qp_attr;
+	assert_ptr_equal(a->send_cq, cq);
+	assert_ptr_equal(a->recv_cq, rcq);
+	assert_int_equal(a->cap.max_send_wr, 5);
+	assert_int_equal(a->cap.max_recv_wr, 6);
+	/* room for the 8 bytes of the ATOMIC WRITE fallback */
+	assert_true(a->cap.max_inline_data >= 8);
+	assert_ptr_equal(a->pd, peer_pd(peer));
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	assert_true(a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE);
+	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_RDMA_READ);
+#endif
+	rdma_destroy_qp(id);
+
+	MOCK_FAIL(rdma_create_qp_ex, -1, ENOMEM);
+	assert_int_equal(peer_create_qp(peer, id, &qa), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	assert_null(id->qp);
+	assert_int_equal(rdma_destroy_id(id), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(ibv_destroy_cq(rcq), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+static void
+test_peer_create_qp__no_native_atomic(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rdma_cm_id *id = mock_cm_id_new();
+	struct ibv_cq *cq = mock_ibv_cq_new();
+	struct peer_qp_attr qa = { .cq = cq, .sq_size = 5, .rq_size = 6 };
+
+	assert_int_equal(peer_create_qp(peer, id, &qa), 0);
+	assert_ptr_equal(mock_rec.qp_attr.recv_cq, cq);
+	assert_int_equal(mock_rec.qp_attr.comp_mask, IBV_QP_INIT_ATTR_PD);
+	rdma_destroy_qp(id);
+	assert_int_equal(rdma_destroy_id(id), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(test_peer_new__invalid),
+		TEST(test_peer_new__alloc_fails),
+		TEST(test_peer_new__query_fails),
+		TEST(test_peer_new__alloc_pd_fails),
+		TEST(test_peer_new__success),
+		TEST(test_peer_new__native_atomic_write),
+		TEST(test_peer_delete__invalid),
+		TEST(test_peer_delete__dealloc_fails),
+		TEST(test_peer_create_qp__attributes),
+		TEST(test_peer_create_qp__no_native_atomic),
+	};
+	return RUN(tests);
+}
