@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <stdlib.h>
 
+#include "fault.h"
 #include "conn.h"
 #include "cq.h"
 #include "flush.h"
@@ -29,7 +30,7 @@ struct rpma_conn {
 int
 conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 {
-	struct rpma_conn *conn = calloc(1, sizeof(*conn));
+	struct rpma_conn *conn = FI_PTR(calloc(1, sizeof(*conn)), ENOMEM);
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
@@ -127,7 +128,7 @@ rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 	if (conn == NULL || event == NULL)
 		return RPMA_E_INVAL;
 
-	if (rdma_get_cm_event(conn->parts.evch, &cm_event)) {
+	if (FI_NEG(rdma_get_cm_event(conn->parts.evch, &cm_event), EIO)) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return RPMA_E_NO_EVENT;
 		RPMA_LOG_PROVIDER(errno, "rdma_get_cm_event()");
@@ -256,7 +257,7 @@ rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_
 	if (conn->parts.channel == NULL)
 		return RPMA_E_NOT_SHARED_CHNL;
 
-	if (ibv_get_cq_event(conn->parts.channel, &ev_cq, &ev_ctx))
+	if (FI_NEG(ibv_get_cq_event(conn->parts.channel, &ev_cq, &ev_ctx), EIO))
 		return RPMA_E_NO_COMPLETION;
 
 	struct rpma_cq *which = conn_cq_of(conn, ev_cq);
@@ -282,7 +283,7 @@ rpma_conn_disconnect(struct rpma_conn *conn)
 	if (conn == NULL)
 		return RPMA_E_INVAL;
 
-	if (rdma_disconnect(conn->parts.id)) {
+	if (FI_NEG(rdma_disconnect(conn->parts.id), EIO)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_disconnect()");
 		return RPMA_E_PROVIDER;
 	}

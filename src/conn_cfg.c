@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "conn_cfg.h"
 
 struct rpma_conn_cfg {
@@ -37,7 +38,7 @@ rpma_conn_cfg_new(struct rpma_conn_cfg **cfg_ptr)
 	if (cfg_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	struct rpma_conn_cfg *cfg = malloc(sizeof(*cfg));
+	struct rpma_conn_cfg *cfg = FI_PTR(malloc(sizeof(*cfg)), ENOMEM);
 	if (cfg == NULL)
 		return RPMA_E_NOMEM;
 

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "conn.h"
 #include "conn_cfg.h"
 #include "conn_req.h"
@@ -32,7 +33,7 @@ req_create_queues(struct conn_parts *parts, const struct rpma_conn_cfg *cfg)
 	int ret;
 
 	if (conn_cfg_shared_channel(cfg)) {
-		parts->channel = ibv_create_comp_channel(ibv_ctx);
+		parts->channel = FI_PTR(ibv_create_comp_channel(ibv_ctx), ENOMEM);
 		if (parts->channel == NULL) {
 			RPMA_LOG_PROVIDER(errno, "ibv_create_comp_channel()");
 			return RPMA_E_PROVIDER;
@@ -72,7 +73,7 @@ static int
 req_alloc(struct rpma_peer *peer, struct rdma_cm_id *id, const struct rpma_conn_cfg *cfg,
 		struct rpma_conn_req **req_ptr)
 {
-	struct rpma_conn_req *req = calloc(1, sizeof(*req));
+	struct rpma_conn_req *req = FI_PTR(calloc(1, sizeof(*req)), ENOMEM);
 	if (req == NULL)
 		return RPMA_E_NOMEM;
 
@@ -98,10 +99,10 @@ id_resolve(struct rdma_cm_id *id, const char *addr, const char *port, int timeou
 	if (ret)
 		return ret;
 
-	if (rdma_resolve_addr(id, rai->ai_src_addr, rai->ai_dst_addr, timeout_ms)) {
+	if (FI_NEG(rdma_resolve_addr(id, rai->ai_src_addr, rai->ai_dst_addr, timeout_ms), ETIMEDOUT)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_resolve_addr()");
 		ret = RPMA_E_PROVIDER;
-	} else if (rdma_resolve_route(id, timeout_ms)) {
+	} else if (FI_NEG(rdma_resolve_route(id, timeout_ms), ETIMEDOUT)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_resolve_route()");
 		ret = RPMA_E_PROVIDER;
 	}
@@ -124,7 +125,7 @@ rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 		cfg = conn_cfg_default();
 
 	/* without an event channel the id resolves synchronously */
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
+	if (FI_NEG(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_id()");
 		return RPMA_E_PROVIDER;
 	}
@@ -147,7 +148,7 @@ event_reject(struct rdma_cm_event *event)
 	struct rdma_cm_id *id = event->id;
 	int ret = 0;
 
-	if (rdma_reject(id, NULL, 0)) {
+	if (FI_NEG(rdma_reject(id, NULL, 0), EIO)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_reject()");
 		ret = RPMA_E_PROVIDER;
 	}
@@ -177,7 +178,7 @@ req_destroy(struct rpma_conn_req *req, bool passive)
 			ret = RPMA_E_PROVIDER;
 	} else {
 		if (passive)
-			(void) rdma_reject(parts->id, NULL, 0);
+			(void) FI_NEG(rdma_reject(parts->id, NULL, 0), EIO);
 		if (rdma_destroy_id(parts->id)) {
 			RPMA_LOG_PROVIDER(errno, "rdma_destroy_id()");
 			ret = RPMA_E_PROVIDER;
@@ -245,12 +246,12 @@ req_own_event_channel(struct rpma_conn_req *req)
 		}
 	}
 
-	parts->evch = rdma_create_event_channel();
+	parts->evch = FI_PTR(rdma_create_event_channel(), ENOMEM);
 	if (parts->evch == NULL) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_event_channel()");
 		return RPMA_E_PROVIDER;
 	}
-	if (rdma_migrate_id(parts->id, parts->evch)) {
+	if (FI_NEG(rdma_migrate_id(parts->id, parts->evch), EIO)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_migrate_id()");
 		return RPMA_E_PROVIDER;
 	}
@@ -271,7 +272,8 @@ id_connect(struct rdma_cm_id *id, bool passive, const struct rpma_conn_private_d
 		.rnr_retry_count = 7,
 	};
 
-	if (passive ? rdma_accept(id, &param) : rdma_connect(id, &param)) {
+	if (passive ? FI_NEG(rdma_accept(id, &param), EIO) :
+			FI_NEG(rdma_connect(id, &param), EIO)) {
 		RPMA_LOG_PROVIDER(errno, passive ? "rdma_accept()" : "rdma_connect()");
 		return RPMA_E_PROVIDER;
 	}
@@ -306,7 +308,7 @@ rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 	ret = id_connect(id, passive, pdata);
 	if (ret) {
 		if (passive)
-			(void) rdma_reject(id, NULL, 0);
+			(void) FI_NEG(rdma_reject(id, NULL, 0), EIO);
 		(void) rpma_conn_delete(&conn);
 		return ret;
 	}

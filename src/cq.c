@@ -9,6 +9,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "cq.h"
 #include "log.h"
 
@@ -26,27 +27,27 @@ cq_new(struct ibv_context *ibv_ctx, uint32_t size, struct ibv_comp_channel *shar
 		struct rpma_cq **cq_ptr)
 {
 	int ret = RPMA_E_PROVIDER;
-	struct rpma_cq *cq = calloc(1, sizeof(*cq));
+	struct rpma_cq *cq = FI_PTR(calloc(1, sizeof(*cq)), ENOMEM);
 	if (cq == NULL)
 		return RPMA_E_NOMEM;
 
 	cq->own_channel = (shared == NULL);
 	cq->channel = shared;
 	if (cq->own_channel) {
-		cq->channel = ibv_create_comp_channel(ibv_ctx);
+		cq->channel = FI_PTR(ibv_create_comp_channel(ibv_ctx), ENOMEM);
 		if (cq->channel == NULL) {
 			RPMA_LOG_PROVIDER(errno, "ibv_create_comp_channel()");
 			goto err_free;
 		}
 	}
 
-	cq->ibv_cq = ibv_create_cq(ibv_ctx, (int)size, cq, cq->channel, 0);
+	cq->ibv_cq = FI_PTR(ibv_create_cq(ibv_ctx, (int)size, cq, cq->channel, 0), ENOMEM);
 	if (cq->ibv_cq == NULL) {
 		RPMA_LOG_PROVIDER(errno, "ibv_create_cq()");
 		goto err_destroy_channel;
 	}
 
-	int err = ibv_req_notify_cq(cq->ibv_cq, 0);
+	int err = FI_ERR(ibv_req_notify_cq(cq->ibv_cq, 0), EIO);
 	if (err) {
 		RPMA_LOG_PROVIDER(err, "ibv_req_notify_cq()");
 		goto err_destroy_cq;
@@ -107,7 +108,7 @@ cq_event_got(struct rpma_cq *cq)
 		cq->unacked = 0;
 	}
 
-	int err = ibv_req_notify_cq(cq->ibv_cq, 0);
+	int err = FI_ERR(ibv_req_notify_cq(cq->ibv_cq, 0), EIO);
 	if (err) {
 		RPMA_LOG_PROVIDER(err, "ibv_req_notify_cq()");
 		return RPMA_E_PROVIDER;
@@ -139,7 +140,7 @@ rpma_cq_wait(struct rpma_cq *cq)
 		return RPMA_E_SHARED_CHANNEL;
 
 	/* fails with EAGAIN on a non-blocking fd, which means no completion yet */
-	if (ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx))
+	if (FI_NEG(ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx), EIO))
 		return RPMA_E_NO_COMPLETION;
 
 	return cq_event_got(cq);
@@ -152,7 +153,7 @@ rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_
 			(num_entries > 1 && num_entries_got == NULL)))
 		return RPMA_E_INVAL;
 
-	int ret = ibv_poll_cq(cq->ibv_cq, num_entries, wc);
+	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, num_entries, wc), EIO);
 	if (likely(ret > 0)) {
 		if (num_entries_got)
 			*num_entries_got = ret;

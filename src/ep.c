@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "conn_req.h"
 #include "info.h"
 #include "log.h"
@@ -23,10 +24,10 @@ id_listen(struct rdma_cm_id *id, const char *addr, const char *port)
 	if (ret)
 		return ret;
 
-	if (rdma_bind_addr(id, rai->ai_src_addr)) {
+	if (FI_NEG(rdma_bind_addr(id, rai->ai_src_addr), EADDRINUSE)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_bind_addr()");
 		ret = RPMA_E_PROVIDER;
-	} else if (rdma_listen(id, 0)) {
+	} else if (FI_NEG(rdma_listen(id, 0), EIO)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_listen()");
 		ret = RPMA_E_PROVIDER;
 	}
@@ -45,18 +46,18 @@ rpma_ep_listen(struct rpma_peer *peer, const char *addr, const char *port,
 		return RPMA_E_INVAL;
 
 	int ret = RPMA_E_PROVIDER;
-	struct rpma_ep *ep = calloc(1, sizeof(*ep));
+	struct rpma_ep *ep = FI_PTR(calloc(1, sizeof(*ep)), ENOMEM);
 	if (ep == NULL)
 		return RPMA_E_NOMEM;
 
 	ep->peer = peer;
-	ep->evch = rdma_create_event_channel();
+	ep->evch = FI_PTR(rdma_create_event_channel(), ENOMEM);
 	if (ep->evch == NULL) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_event_channel()");
 		goto err_free;
 	}
 
-	if (rdma_create_id(ep->evch, &ep->id, NULL, RDMA_PS_TCP)) {
+	if (FI_NEG(rdma_create_id(ep->evch, &ep->id, NULL, RDMA_PS_TCP), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_id()");
 		goto err_destroy_channel;
 	}
@@ -117,7 +118,7 @@ rpma_ep_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 	if (ep == NULL || req_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	if (rdma_get_cm_event(ep->evch, &event)) {
+	if (FI_NEG(rdma_get_cm_event(ep->evch, &event), EIO)) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return RPMA_E_NO_EVENT;
 		RPMA_LOG_PROVIDER(errno, "rdma_get_cm_event()");

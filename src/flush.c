@@ -11,6 +11,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "flush.h"
 #include "log.h"
 #include "mr.h"
@@ -25,7 +26,7 @@ struct rpma_flush {
 int
 flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
 {
-	struct rpma_flush *flush = malloc(sizeof(*flush));
+	struct rpma_flush *flush = FI_PTR(malloc(sizeof(*flush)), ENOMEM);
 	if (flush == NULL)
 		return RPMA_E_NOMEM;
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* info.c -- rdma_getaddrinfo() for the TCP port space, with its failure logged */
 
+#include "fault.h"
 #include "info.h"
 #include "log.h"
 
@@ -13,7 +14,7 @@ info_new(const char *addr, const char *port, bool passive, struct rdma_addrinfo 
 		.ai_port_space = RDMA_PS_TCP,
 	};
 
-	if (rdma_getaddrinfo(addr, port, &hints, rai_ptr)) {
+	if (FI_NEG(rdma_getaddrinfo(addr, port, &hints, rai_ptr), EADDRNOTAVAIL)) {
 		int err = errno;
 		RPMA_LOG_ERROR("rdma_getaddrinfo(%s, %s) failed: %s", addr, port ? port : "NULL",
 				strerror(err));

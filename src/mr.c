@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "fault.h"
 #include "log.h"
 #include "mr.h"
 #include "peer.h"
@@ -77,7 +78,7 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	if (usage == 0 || (usage & ~USAGE_ALL))
 		return RPMA_E_INVAL;
 
-	struct rpma_mr_local *mr = malloc(sizeof(*mr));
+	struct rpma_mr_local *mr = FI_PTR(malloc(sizeof(*mr)), ENOMEM);
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
@@ -175,7 +176,7 @@ rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc)
 	return 0;
 }
 
-/* a descriptor no librpma peer could have written: zero or unknown usage, empty or wrapping range */
+/* a descriptor no librpma peer could have written: no usage, empty or wrapping range */
 static bool
 remote_valid(const struct rpma_mr_remote *mr)
 {
@@ -233,7 +234,7 @@ rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 		return RPMA_E_NOSUPP;
 	tmp.flush_types = remote_flush_types(tmp.usage);
 
-	struct rpma_mr_remote *mr = malloc(sizeof(*mr));
+	struct rpma_mr_remote *mr = FI_PTR(malloc(sizeof(*mr)), ENOMEM);
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
@@ -308,8 +309,8 @@ rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advice,
 		.lkey = mr->lkey,
 	};
 
-	int err = ibv_advise_mr(mr->ibv_mr->pd, (enum ibv_advise_mr_advice)advice, flags,
-			&sge, 1);
+	int err = FI_ERR(ibv_advise_mr(mr->ibv_mr->pd, (enum ibv_advise_mr_advice)advice, flags,
+			&sge, 1), EIO);
 	if (err == 0)
 		return 0;
 
@@ -328,7 +329,7 @@ post_send(struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
 	struct ibv_send_wr *bad_wr;
 
-	int err = ibv_post_send(qp, wr, &bad_wr);
+	int err = FI_ERR(ibv_post_send(qp, wr, &bad_wr), ENOMEM);
 	if (unlikely(err)) {
 		RPMA_LOG_PROVIDER(err, "ibv_post_send()");
 		return RPMA_E_PROVIDER;
@@ -462,7 +463,7 @@ mr_post_atomic_write(struct ibv_qp_ex *qpx, struct rpma_mr_remote *dst, size_t d
 	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
 	qpx->wr_flags = send_flags(flags);
 	ibv_wr_atomic_write(qpx, dst->rkey, dst->addr + dst_offset, src);
-	int err = ibv_wr_complete(qpx);
+	int err = FI_ERR(ibv_wr_complete(qpx), ENOMEM);
 	if (unlikely(err)) {
 		RPMA_LOG_PROVIDER(err, "ibv_wr_complete()");
 		return RPMA_E_PROVIDER;
@@ -524,7 +525,8 @@ mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, struct rpma_mr_local *dst,
 		wr.num_sge = 1;
 	}
 
-	int err = qp ? ibv_post_recv(qp, &wr, &bad_wr) : ibv_post_srq_recv(srq, &wr, &bad_wr);
+	int err = qp ? FI_ERR(ibv_post_recv(qp, &wr, &bad_wr), ENOMEM) :
+		FI_ERR(ibv_post_srq_recv(srq, &wr, &bad_wr), ENOMEM);
 	if (unlikely(err)) {
 		RPMA_LOG_PROVIDER(err, qp ? "ibv_post_recv()" : "ibv_post_srq_recv()");
 		return RPMA_E_PROVIDER;

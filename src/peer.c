@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "log.h"
 #include "peer.h"
 #include "utils.h"
@@ -29,7 +30,7 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 {
 	struct ibv_device_attr_ex attr;
 
-	int err = ibv_query_device_ex(ibv_ctx, NULL, &attr);
+	int err = FI_ERR(ibv_query_device_ex(ibv_ctx, NULL, &attr), EIO);
 	if (err) {
 		RPMA_LOG_PROVIDER(err, "ibv_query_device_ex()");
 		return RPMA_E_PROVIDER;
@@ -56,7 +57,7 @@ rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 	if (ibv_ctx == NULL || peer_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	struct rpma_peer *peer = calloc(1, sizeof(*peer));
+	struct rpma_peer *peer = FI_PTR(calloc(1, sizeof(*peer)), ENOMEM);
 	if (peer == NULL)
 		return RPMA_E_NOMEM;
 
@@ -65,7 +66,7 @@ rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 		goto err_free;
 
 	errno = 0;
-	peer->pd = ibv_alloc_pd(ibv_ctx);
+	peer->pd = FI_PTR(ibv_alloc_pd(ibv_ctx), ENOMEM);
 	if (peer->pd == NULL) {
 		if (errno == 0) {
 			RPMA_LOG_ERROR("ibv_alloc_pd() failed without an error code");
@@ -128,11 +129,11 @@ int
 peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
 		struct ibv_mr **mr_ptr)
 {
-	struct ibv_mr *mr = ibv_reg_mr(peer->pd, addr, length, access);
+	struct ibv_mr *mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access), ENOMEM);
 
 	/* memory that cannot be pinned (e.g. FS DAX) may still be reachable with ODP */
 	if (mr == NULL && errno == EOPNOTSUPP && peer->odp_capable)
-		mr = ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND);
+		mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND), ENOMEM);
 
 	if (mr == NULL) {
 		int err = errno;
@@ -187,7 +188,7 @@ peer_create_qp(const struct rpma_peer *peer, struct rdma_cm_id *id,
 	};
 	qp_attr_native_atomic_write(peer, &attr);
 
-	if (rdma_create_qp_ex(id, &attr)) {
+	if (FI_NEG(rdma_create_qp_ex(id, &attr), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_qp_ex()");
 		return RPMA_E_PROVIDER;
 	}

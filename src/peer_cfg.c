@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "log.h"
 #include "peer_cfg.h"
 
@@ -20,7 +21,7 @@ struct rpma_peer_cfg {
 static int
 peer_cfg_alloc(bool direct_write_to_pmem, struct rpma_peer_cfg **pcfg_ptr)
 {
-	struct rpma_peer_cfg *pcfg = malloc(sizeof(*pcfg));
+	struct rpma_peer_cfg *pcfg = FI_PTR(malloc(sizeof(*pcfg)), ENOMEM);
 	if (pcfg == NULL)
 		return RPMA_E_NOMEM;
 

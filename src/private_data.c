@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fault.h"
 #include "private_data.h"
 
 int
@@ -15,7 +16,7 @@ private_data_store(const void *ptr, uint8_t len, struct rpma_conn_private_data *
 		return 0;
 	}
 
-	void *copy = malloc(len);
+	void *copy = FI_PTR(malloc(len), ENOMEM);
 	if (copy == NULL)
 		return RPMA_E_NOMEM;
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "cq.h"
 #include "log.h"
 #include "mr.h"
@@ -23,7 +24,7 @@ rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq *
 	if (cfg == NULL)
 		cfg = (struct rpma_srq_cfg *)srq_cfg_default();
 
-	struct rpma_srq *srq = calloc(1, sizeof(*srq));
+	struct rpma_srq *srq = FI_PTR(calloc(1, sizeof(*srq)), ENOMEM);
 	if (srq == NULL)
 		return RPMA_E_NOMEM;
 
@@ -31,7 +32,7 @@ rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq *
 		.attr = { .max_wr = srq_cfg_rq_size(cfg), .max_sge = 1 },
 	};
 	int ret = RPMA_E_PROVIDER;
-	srq->ibv_srq = ibv_create_srq(peer_pd(peer), &attr);
+	srq->ibv_srq = FI_PTR(ibv_create_srq(peer_pd(peer), &attr), ENOMEM);
 	if (srq->ibv_srq == NULL) {
 		RPMA_LOG_PROVIDER(errno, "ibv_create_srq()");
 		goto err_free;

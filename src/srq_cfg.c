@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "fault.h"
 #include "srq_cfg.h"
 
 struct rpma_srq_cfg {
@@ -27,7 +28,7 @@ rpma_srq_cfg_new(struct rpma_srq_cfg **cfg_ptr)
 	if (cfg_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	struct rpma_srq_cfg *cfg = malloc(sizeof(*cfg));
+	struct rpma_srq_cfg *cfg = FI_PTR(malloc(sizeof(*cfg)), ENOMEM);
 	if (cfg == NULL)
 		return RPMA_E_NOMEM;
 

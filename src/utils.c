@@ -3,6 +3,7 @@
 
 #include <rdma/rdma_cma.h>
 
+#include "fault.h"
 #include "info.h"
 #include "log.h"
 #include "utils.h"
@@ -24,7 +25,7 @@ rpma_utils_ibv_context_is_odp_capable(struct ibv_context *ibv_ctx, int *is_odp_c
 	if (ibv_ctx == NULL || is_odp_capable == NULL)
 		return RPMA_E_INVAL;
 
-	int err = ibv_query_device_ex(ibv_ctx, NULL, &attr);
+	int err = FI_ERR(ibv_query_device_ex(ibv_ctx, NULL, &attr), EIO);
 	if (err) {
 		RPMA_LOG_PROVIDER(err, "ibv_query_device_ex()");
 		return RPMA_E_PROVIDER;
@@ -40,12 +41,12 @@ id_find_device(struct rdma_cm_id *id, struct rdma_addrinfo *rai,
 		enum rpma_util_ibv_context_type type)
 {
 	if (type == RPMA_UTIL_IBV_CONTEXT_LOCAL) {
-		if (rdma_bind_addr(id, rai->ai_src_addr)) {
+		if (FI_NEG(rdma_bind_addr(id, rai->ai_src_addr), EADDRINUSE)) {
 			RPMA_LOG_PROVIDER(errno, "rdma_bind_addr()");
 			return RPMA_E_PROVIDER;
 		}
-	} else if (rdma_resolve_addr(id, rai->ai_src_addr, rai->ai_dst_addr,
-			RPMA_DEFAULT_TIMEOUT_MS)) {
+	} else if (FI_NEG(rdma_resolve_addr(id, rai->ai_src_addr, rai->ai_dst_addr,
+			RPMA_DEFAULT_TIMEOUT_MS), ETIMEDOUT)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_resolve_addr()");
 		return RPMA_E_PROVIDER;
 	}
@@ -68,7 +69,7 @@ rpma_utils_get_ibv_context(const char *addr, enum rpma_util_ibv_context_type typ
 	if (ret)
 		return ret;
 
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
+	if (FI_NEG(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_id()");
 		ret = RPMA_E_PROVIDER;
 		goto err_info_delete;
