@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * common.h -- what every integration test shares: checks that end the
+ * process with a message, the peer, the endpoint and the connection set-up,
+ * waiting with a deadline, and the descriptors the server hands over in its
+ * private data.
+ *
+ * Each test is a server function and a client function of one program
+ * (main.c); run-pair starts them as separate processes.
+ */
+
+#ifndef INTEG_COMMON_H
+#define INTEG_COMMON_H 1
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <librpma.h>
+
+/*
+ * How long any single wait may take before the test fails (ms):
+ * RPMA_TEST_WAIT_MS (run-pair sets it from its time limit), or 30 s.
+ */
+int wait_ms(void);
+#define WAIT_MS wait_ms()
+
+/* the process fails with file, line and the RPMA_E_* meaning of ret */
+#define CHECK_RET(call) do { \
+	int ret_ = (call); \
+	if (ret_ != 0) \
+		fail_at(__FILE__, __LINE__, "%s returned %d (%s)", #call, ret_, \
+				rpma_err_2str(ret_)); \
+} while (0)
+
+/* the process fails unless call returns exactly want */
+#define CHECK_EQ_RET(call, want) do { \
+	int ret_ = (call); \
+	if (ret_ != (want)) \
+		fail_at(__FILE__, __LINE__, "%s returned %d (%s), expected %s", #call, \
+				ret_, rpma_err_2str(ret_), #want); \
+} while (0)
+
+#define CHECK(cond, ...) do { \
+	if (!(cond)) \
+		fail_at(__FILE__, __LINE__, __VA_ARGS__); \
+} while (0)
+
+__attribute__((noreturn, format(printf, 3, 4)))
+void fail_at(const char *file, int line, const char *fmt, ...);
+
+/* the role of the current process and the client's index, for messages */
+extern const char *integ_role;
+extern int integ_client_index;
+
+/* a note on stdout, prefixed with the role */
+__attribute__((format(printf, 1, 2)))
+void note(const char *fmt, ...);
+
+/* RPMA_TEST_IP and RPMA_TEST_PORT, failing clearly when they are unset */
+const char *test_ip(void);
+const char *test_port(void);
+
+/* a zero-filled buffer of size bytes, aligned to a page */
+void *buf_new(size_t size);
+
+/* fill buf with a pattern that depends on seed and the offset */
+void pattern_fill(void *buf, size_t size, uint32_t seed, size_t offset);
+/* the offset of the first byte that differs from the pattern, or SIZE_MAX */
+size_t pattern_check(const void *buf, size_t size, uint32_t seed, size_t offset);
+/* a 64-bit FNV-1a checksum */
+uint64_t checksum(const void *buf, size_t size);
+
+/* a peer on the device serving RPMA_TEST_IP */
+struct rpma_peer *peer_open(void);
+
+/* listen and tell run-pair that the server is ready */
+struct rpma_ep *ep_open(struct rpma_peer *peer);
+
+/* wait until fd is readable; false when timeout_ms passed */
+bool fd_wait(int fd, int timeout_ms);
+/* set or clear O_NONBLOCK */
+void fd_set_nonblock(int fd, bool nonblock);
+
+/* the next connection request, waiting at most WAIT_MS */
+struct rpma_conn_req *ep_next_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg);
+
+/* the next connection event, waiting at most timeout_ms */
+enum rpma_conn_event conn_next_event_within(struct rpma_conn *conn, int timeout_ms);
+/* the next event must be want */
+void conn_expect_event(struct rpma_conn *conn, enum rpma_conn_event want);
+
+/* accept req with pdata and wait for ESTABLISHED */
+struct rpma_conn *server_accept(struct rpma_conn_req **req,
+		const struct rpma_conn_private_data *pdata);
+/* connect to the test server and wait for ESTABLISHED */
+struct rpma_conn *client_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata);
+
+/* client side: disconnect, wait for CLOSED, delete */
+void conn_close_active(struct rpma_conn **conn);
+/* server side: wait for the client's CLOSED, disconnect, delete */
+void conn_close_passive(struct rpma_conn **conn);
+
+/*
+ * One completion from cq, waiting for it at most timeout_ms on the CQ's fd
+ * (switched to non-blocking); false when none came in time.
+ */
+bool cq_next_wc(struct rpma_cq *cq, int timeout_ms, struct ibv_wc *wc);
+/* any opcode, for cq_expect() */
+#define OPCODE_ANY (-1)
+/* one successful completion of opcode (or OPCODE_ANY) with op_context ctx */
+void cq_expect(struct rpma_cq *cq, int opcode, const void *ctx, struct ibv_wc *wc);
+/* the next completion, which must be a success */
+void cq_expect_success(struct rpma_cq *cq, struct ibv_wc *wc);
+/* one SEND and one RECV completion, in whichever order they come */
+void expect_send_and_recv(struct rpma_cq *cq, const void *send_ctx, const void *recv_ctx,
+		struct ibv_wc *recv_wc);
+/* no completion is waiting on cq */
+void cq_expect_empty(struct rpma_cq *cq);
+
+const char *wc_opcode_str(enum ibv_wc_opcode opcode);
+
+/*
+ * What the server sends in its private data: the descriptor of a memory
+ * region and of its peer configuration.
+ */
+struct server_desc {
+	uint8_t mr_len;
+	uint8_t pcfg_len;
+	char mr[64];
+	char pcfg[32];
+};
+
+/* fill sd from mr and (when not NULL) pcfg; *pdata points at sd */
+void server_desc_make(struct server_desc *sd, const struct rpma_mr_local *mr,
+		const struct rpma_peer_cfg *pcfg, struct rpma_conn_private_data *pdata);
+/* the remote region (and, when pcfg is not NULL, the peer config) the server sent */
+struct rpma_mr_remote *server_desc_take(const struct rpma_conn *conn,
+		struct rpma_peer_cfg **pcfg);
+
+/* a region of RPMA_TEST_PMEM (device DAX) mapped with libpmem2 */
+struct pmem_map;
+struct pmem_map *pmem_open(size_t size, void **addr);
+void pmem_persist(struct pmem_map *pm, void *addr, size_t size);
+void pmem_close(struct pmem_map **pm);
+
+#endif /* INTEG_COMMON_H */
