@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * 13-messages-ping-pong-with-srq/client.c -- an ordinary ping-pong client
+ * (as in example 08): that the server receives through a shared receive
+ * queue changes nothing on this side.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "msg.h"
+
+/* the message buffer: one message goes out, one comes in */
+#define SEND 0
+#define RECV 1
+
+/* one round: post the receive for the pong, send the ping, wait for both */
+static int
+ping(struct rpma_conn *conn, struct rpma_mr_local *mr, struct ping_msg *msgs, uint32_t seq)
+{
+	struct ibv_wc wc;
+
+	int ret = rpma_recv(conn, mr, RECV * sizeof(*msgs), sizeof(*msgs), NULL);
+	if (ret) {
+		print_error("rpma_recv()", ret);
+		return ret;
+	}
+	msgs[SEND].op = MSG_PING;
+	msgs[SEND].seq = seq;
+	ret = rpma_send(conn, mr, SEND * sizeof(*msgs), sizeof(*msgs), RPMA_F_COMPLETION_ALWAYS,
+			NULL);
+	if (ret) {
+		print_error("rpma_send()", ret);
+		return ret;
+	}
+	ret = conn_wait_send_and_recv(conn, &wc);
+	if (ret)
+		return ret;
+	/* the server's bytes */
+	if (wc.byte_len != sizeof(*msgs) || msgs[RECV].op != MSG_PONG ||
+			msgs[RECV].seq != seq) {
+		fprintf(stderr, "the server's answer to ping #%u is wrong\n", seq);
+		return RPMA_E_INVAL;
+	}
+	print_untrusted("the server answers", msgs[RECV].text, sizeof(msgs[RECV].text));
+	return 0;
+}
+
+static int
+quit(struct rpma_conn *conn, struct rpma_mr_local *mr, struct ping_msg *msgs)
+{
+	struct ibv_wc wc;
+
+	msgs[SEND].op = MSG_QUIT;
+	int ret = rpma_send(conn, mr, SEND * sizeof(*msgs), sizeof(*msgs),
+			RPMA_F_COMPLETION_ALWAYS, NULL);
+	if (ret) {
+		print_error("rpma_send()", ret);
+		return ret;
+	}
+	return conn_wait_for(conn, IBV_WC_SEND, &wc);
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct client_args args;
+	struct rpma_peer *peer;
+	struct rpma_mr_local *mr;
+	struct rpma_conn *conn;
+	int ret, ret2;
+
+	client_args_parse(argc, argv, "ping", &args);
+
+	struct ping_msg *msgs = buffer_alloc(2 * sizeof(*msgs));
+	if (msgs == NULL)
+		return EXIT_FAILURE;
+	snprintf(msgs[SEND].text, sizeof(msgs[SEND].text), "%s", args.message);
+
+	ret = peer_open(args.addr, false, &peer);
+	if (ret)
+		goto err_free;
+	ret = rpma_mr_reg(peer, msgs, 2 * sizeof(*msgs), RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
+			&mr);
+	if (ret) {
+		print_error("rpma_mr_reg()", ret);
+		goto err_peer_delete;
+	}
+	ret = client_connect(peer, args.addr, args.port, NULL, NULL, &conn);
+	if (ret)
+		goto err_mr_dereg;
+
+	for (uint32_t seq = 1; !ret && seq <= PING_ROUNDS; seq++) {
+		printf("ping #%u: \"%s\"\n", seq, msgs[SEND].text);
+		ret = ping(conn, mr, msgs, seq);
+	}
+	if (!ret)
+		ret = quit(conn, mr, msgs);
+	if (!ret)
+		printf("sent quit\n");
+
+	ret2 = conn_close(&conn, true);
+	ret = ret ? ret : ret2;
+err_mr_dereg:
+	ret2 = rpma_mr_dereg(&mr);
+	if (ret2)
+		print_error("rpma_mr_dereg()", ret2);
+	ret = ret ? ret : ret2;
+err_peer_delete:
+	ret2 = rpma_peer_delete(&peer);
+	if (ret2)
+		print_error("rpma_peer_delete()", ret2);
+	ret = ret ? ret : ret2;
+err_free:
+	free(msgs);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+}
