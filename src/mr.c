@@ -345,61 +345,35 @@ send_flags(int flags)
 		IBV_SEND_SIGNALED : 0;
 }
 
-int
-mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
-		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
-		int flags, const void *op_context)
-{
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
-
-	wr.num_sge = 0;
-	if (dst) {
-		if (unlikely(!mr_range_ok(dst_offset, len, dst->size) ||
-				!mr_range_ok(src_offset, len, src->size) || len > UINT32_MAX))
-			return RPMA_E_INVAL;
-		sge.addr = (uint64_t)(uintptr_t)(dst->addr + dst_offset);
-		sge.length = (uint32_t)len;
-		sge.lkey = dst->lkey;
-		wr.num_sge = 1;
-		wr.wr.rdma.remote_addr = src->addr + src_offset;
-		wr.wr.rdma.rkey = src->rkey;
-	} else {
-		wr.wr.rdma.remote_addr = 0;
-		wr.wr.rdma.rkey = 0;
-	}
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	wr.next = NULL;
-	wr.sg_list = &sge;
-	wr.opcode = IBV_WR_RDMA_READ;
-	wr.send_flags = send_flags(flags);
-	wr.imm_data = 0;
-	return post_send(qp, &wr);
-}
-
-/* the write work request, filled field by field: the provider reads only these */
+/*
+ * Post an RDMA read or write between local[local_offset, +len) and
+ * remote[remote_offset, +len), both ranges checked first; local NULL (and
+ * so remote NULL, as the caller checked) moves nothing. The work request
+ * is filled field by field: the provider reads only these fields.
+ */
 static inline int
-post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
-		const struct rpma_mr_local *src, size_t src_offset, size_t len,
-		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
+post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
+		const struct rpma_mr_local *local, size_t local_offset,
+		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
 {
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 
 	wr.num_sge = 0;
-	if (src) {
-		if (unlikely(!mr_range_ok(src_offset, len, src->size) ||
-				!mr_range_ok(dst_offset, len, dst->size) || len > UINT32_MAX))
+	wr.wr.rdma.remote_addr = 0;
+	wr.wr.rdma.rkey = 0;
+	if (local) {
+		if (unlikely(!mr_range_ok(local_offset, len, local->size) ||
+				!mr_range_ok(remote_offset, len, remote->size) ||
+				len > UINT32_MAX))
 			return RPMA_E_INVAL;
-		sge.addr = (uint64_t)(uintptr_t)(src->addr + src_offset);
+		sge.addr = (uint64_t)(uintptr_t)(local->addr + local_offset);
 		sge.length = (uint32_t)len;
-		sge.lkey = src->lkey;
+		sge.lkey = local->lkey;
 		wr.num_sge = 1;
-		wr.wr.rdma.remote_addr = dst->addr + dst_offset;
-		wr.wr.rdma.rkey = dst->rkey;
-	} else {
-		wr.wr.rdma.remote_addr = 0;
-		wr.wr.rdma.rkey = 0;
+		wr.wr.rdma.remote_addr = remote->addr + remote_offset;
+		wr.wr.rdma.rkey = remote->rkey;
 	}
 	wr.wr_id = (uint64_t)(uintptr_t)op_context;
 	wr.next = NULL;
@@ -411,12 +385,21 @@ post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 }
 
 int
+mr_post_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context)
+{
+	return post_rdma(qp, IBV_WR_RDMA_READ, dst, dst_offset, src, src_offset, len, flags, 0,
+			op_context);
+}
+
+int
 mr_post_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, const void *op_context)
 {
-	return post_write(qp, dst, dst_offset, src, src_offset, len, flags,
-			IBV_WR_RDMA_WRITE, 0, op_context);
+	return post_rdma(qp, IBV_WR_RDMA_WRITE, src, src_offset, dst, dst_offset, len, flags, 0,
+			op_context);
 }
 
 int
@@ -424,8 +407,8 @@ mr_post_write_imm(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offs
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, uint32_t imm, const void *op_context)
 {
-	return post_write(qp, dst, dst_offset, src, src_offset, len, flags,
-			IBV_WR_RDMA_WRITE_WITH_IMM, imm, op_context);
+	return post_rdma(qp, IBV_WR_RDMA_WRITE_WITH_IMM, src, src_offset, dst, dst_offset, len,
+			flags, imm, op_context);
 }
 
 int
