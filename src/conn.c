@@ -12,18 +12,19 @@
 #include "cq.h"
 #include "flush.h"
 #include "log.h"
-#include "mr.h"
 #include "peer.h"
 #include "peer_cfg.h"
+#include "post.h"
 #include "private_data.h"
 
 struct rpma_conn {
 	/* what the data path reads first */
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
-	struct rpma_flush *flush;
+	const struct rpma_mr_local *flush_dst;	/* what a flush reads into */
 	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
+	struct rpma_flush *flush;	/* owns flush_dst */
 	struct conn_parts parts;
 };
 
@@ -41,6 +42,7 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	}
 
 	conn->qp = parts->id->qp;
+	conn->flush_dst = flush_dst(conn->flush);
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
@@ -291,15 +293,17 @@ rpma_conn_disconnect(struct rpma_conn *conn)
 	return 0;
 }
 
-/* operations: argument checks here, range checks and the post in mr.c */
+/* operations: the connection's checks here, the regions' and the post in post.h */
 
-/* both regions, or neither with nothing to move */
-static inline bool
-pair_ok(const void *a, const void *b, size_t a_off, size_t b_off, size_t len)
+/* a read or write with no region on either side: valid when it moves nothing */
+static int
+rdma_empty(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const void *a, const void *b,
+		size_t a_off, size_t b_off, size_t len, int flags, uint32_t imm,
+		const void *op_context)
 {
-	if (likely(a != NULL && b != NULL))
-		return true;
-	return a == NULL && b == NULL && (a_off | b_off | len) == 0;
+	if (a != NULL || b != NULL || (a_off | b_off | len) != 0)
+		return RPMA_E_INVAL;
+	return post_empty(conn->qp, opcode, flags, imm, op_context);
 }
 
 int
@@ -307,11 +311,14 @@ rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
 		const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0 ||
-			!pair_ok(dst, src, dst_offset, src_offset, len)))
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
+	if (unlikely(dst == NULL || src == NULL))
+		return rdma_empty(conn, IBV_WR_RDMA_READ, dst, src, dst_offset, src_offset, len,
+				flags, 0, op_context);
 
-	return mr_post_read(conn->qp, dst, dst_offset, src, src_offset, len, flags, op_context);
+	return post_rdma(conn->qp, IBV_WR_RDMA_READ, dst, dst_offset, src, src_offset, len,
+			flags, 0, op_context);
 }
 
 int
@@ -319,11 +326,14 @@ rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 		const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0 ||
-			!pair_ok(dst, src, dst_offset, src_offset, len)))
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
+	if (unlikely(dst == NULL || src == NULL))
+		return rdma_empty(conn, IBV_WR_RDMA_WRITE, dst, src, dst_offset, src_offset, len,
+				flags, 0, op_context);
 
-	return mr_post_write(conn->qp, dst, dst_offset, src, src_offset, len, flags, op_context);
+	return post_rdma(conn->qp, IBV_WR_RDMA_WRITE, src, src_offset, dst, dst_offset, len,
+			flags, 0, op_context);
 }
 
 int
@@ -331,12 +341,14 @@ rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t d
 		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 		uint32_t imm, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0 ||
-			!pair_ok(dst, src, dst_offset, src_offset, len)))
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
+	if (unlikely(dst == NULL || src == NULL))
+		return rdma_empty(conn, IBV_WR_RDMA_WRITE_WITH_IMM, dst, src, dst_offset,
+				src_offset, len, flags, htonl(imm), op_context);
 
-	return mr_post_write_imm(conn->qp, dst, dst_offset, src, src_offset, len, flags,
-			htonl(imm), op_context);
+	return post_rdma(conn->qp, IBV_WR_RDMA_WRITE_WITH_IMM, src, src_offset, dst, dst_offset,
+			len, flags, htonl(imm), op_context);
 }
 
 int
@@ -349,8 +361,8 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 		return RPMA_E_INVAL;
 
 	if (conn->qpx)
-		return mr_post_atomic_write(conn->qpx, dst, dst_offset, src, flags, op_context);
-	return mr_post_write_inline8(conn->qp, dst, dst_offset, src, flags, op_context);
+		return post_atomic_write(conn->qpx, dst, dst_offset, src, flags, op_context);
+	return post_write_inline8(conn->qp, dst, dst_offset, src, flags, op_context);
 }
 
 /* why a flush of this type cannot be done here (logged), as an error code */
@@ -361,7 +373,7 @@ flush_refused(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
 	if (type != RPMA_FLUSH_TYPE_PERSISTENT && type != RPMA_FLUSH_TYPE_VISIBILITY)
 		return RPMA_E_INVAL;
 
-	if (!(mr_remote_flush_types(dst) & (1u << type)))
+	if (!(dst->flush_types & (1u << type)))
 		RPMA_LOG_ERROR("the remote region was not registered for a %s flush",
 				type == RPMA_FLUSH_TYPE_PERSISTENT ? "persistent" : "visibility");
 	else if (!(conn->flush_types & (1u << type)))
@@ -376,41 +388,50 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 {
 	if (unlikely(conn == NULL || dst == NULL || flags == 0))
 		return RPMA_E_INVAL;
-
-	unsigned wanted = (unsigned)type <= RPMA_FLUSH_TYPE_VISIBILITY ? 1u << type : 0;
-	if (unlikely(!(conn->flush_types & mr_remote_flush_types(dst) & wanted)))
+	/* the masks hold bits 0 and 1 only: a larger type finds none */
+	if (unlikely((unsigned)type > RPMA_FLUSH_TYPE_VISIBILITY ||
+			!(conn->flush_types & dst->flush_types & (1u << type))))
 		return flush_refused(conn, dst, type);
 
-	return flush_post(conn->flush, conn->qp, dst, dst_offset, len, flags, op_context);
+	return post_read_within(conn->qp, conn->flush_dst, dst, dst_offset, len, flags,
+			op_context);
 }
 
 int
 rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset, size_t len,
 		int flags, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0 || (src == NULL && (offset | len))))
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
+	if (unlikely(src == NULL))
+		return (offset | len) ? RPMA_E_INVAL :
+			post_empty(conn->qp, IBV_WR_SEND, flags, 0, op_context);
 
-	return mr_post_send(conn->qp, src, offset, len, flags, IBV_WR_SEND, 0, op_context);
+	return post_msg(conn->qp, IBV_WR_SEND, src, offset, len, flags, 0, op_context);
 }
 
 int
 rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0 || (src == NULL && (offset | len))))
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
+	if (unlikely(src == NULL))
+		return (offset | len) ? RPMA_E_INVAL :
+			post_empty(conn->qp, IBV_WR_SEND_WITH_IMM, flags, htonl(imm), op_context);
 
-	return mr_post_send(conn->qp, src, offset, len, flags, IBV_WR_SEND_WITH_IMM,
-			htonl(imm), op_context);
+	return post_msg(conn->qp, IBV_WR_SEND_WITH_IMM, src, offset, len, flags, htonl(imm),
+			op_context);
 }
 
 int
 rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
 		const void *op_context)
 {
-	if (unlikely(conn == NULL || (dst == NULL && (offset | len))))
+	if (unlikely(conn == NULL))
 		return RPMA_E_INVAL;
+	if (unlikely(dst == NULL))
+		return (offset | len) ? RPMA_E_INVAL : post_recv_empty(conn->qp, NULL, op_context);
 
-	return mr_post_recv(conn->qp, NULL, dst, offset, len, op_context);
+	return post_recv(conn->qp, NULL, dst, offset, len, op_context);
 }

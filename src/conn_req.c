@@ -14,8 +14,8 @@
 #include "cq.h"
 #include "info.h"
 #include "log.h"
-#include "mr.h"
 #include "peer.h"
+#include "post.h"
 #include "private_data.h"
 #include "srq.h"
 
@@ -324,7 +324,7 @@ rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t 
 	if (req == NULL || dst == NULL)
 		return RPMA_E_INVAL;
 
-	return mr_post_recv(req->parts.id->qp, NULL, dst, offset, len, op_context);
+	return post_recv(req->parts.id->qp, NULL, dst, offset, len, op_context);
 }
 
 int

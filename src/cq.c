@@ -146,11 +146,19 @@ rpma_cq_wait(struct rpma_cq *cq)
 	return cq_event_got(cq);
 }
 
+__attribute__((cold)) static int
+poll_failed(int ret)
+{
+	RPMA_LOG_ERROR("ibv_poll_cq() failed: %d", ret);
+	return RPMA_E_PROVIDER;
+}
+
 int
 rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got)
 {
-	if (unlikely(cq == NULL || wc == NULL || num_entries < 1 ||
-			(num_entries > 1 && num_entries_got == NULL)))
+	if (unlikely(cq == NULL || wc == NULL))
+		return RPMA_E_INVAL;
+	if (unlikely(num_entries != 1) && (num_entries < 1 || num_entries_got == NULL))
 		return RPMA_E_INVAL;
 
 	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, num_entries, wc), EIO);
@@ -159,9 +167,5 @@ rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_
 			*num_entries_got = ret;
 		return 0;
 	}
-	if (ret == 0)
-		return RPMA_E_NO_COMPLETION;
-
-	RPMA_LOG_ERROR("ibv_poll_cq() failed: %d", ret);
-	return RPMA_E_PROVIDER;
+	return ret == 0 ? RPMA_E_NO_COMPLETION : poll_failed(ret);
 }

@@ -54,9 +54,8 @@ flush_delete(struct rpma_flush **flush_ptr)
 	return ret;
 }
 
-int
-flush_post(struct rpma_flush *flush, struct ibv_qp *qp, struct rpma_mr_remote *dst,
-		size_t dst_offset, size_t len, int flags, const void *op_context)
+const struct rpma_mr_local *
+flush_dst(const struct rpma_flush *flush)
 {
-	return mr_post_read_within(qp, flush->raw_mr, dst, dst_offset, len, flags, op_context);
+	return flush->raw_mr;
 }

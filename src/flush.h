@@ -14,8 +14,7 @@ int flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr);
 /* NULL-safe */
 int flush_delete(struct rpma_flush **flush_ptr);
 
-/* Post the flush of dst[dst_offset, +len); the caller checked the type is allowed. */
-int flush_post(struct rpma_flush *flush, struct ibv_qp *qp, struct rpma_mr_remote *dst,
-		size_t dst_offset, size_t len, int flags, const void *op_context);
+/* The region a flush reads into (post_read_within() of post.h posts the read). */
+const struct rpma_mr_local *flush_dst(const struct rpma_flush *flush);
 
 #endif /* RPMA_FLUSH_H */

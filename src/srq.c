@@ -6,8 +6,8 @@
 #include "fault.h"
 #include "cq.h"
 #include "log.h"
-#include "mr.h"
 #include "peer.h"
+#include "post.h"
 #include "srq.h"
 #include "srq_cfg.h"
 
@@ -84,7 +84,9 @@ rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset, si
 	if (unlikely(srq == NULL || (dst == NULL && (offset || len))))
 		return RPMA_E_INVAL;
 
-	return mr_post_recv(NULL, srq->ibv_srq, dst, offset, len, op_context);
+	if (unlikely(dst == NULL))
+		return post_recv_empty(NULL, srq->ibv_srq, op_context);
+	return post_recv(NULL, srq->ibv_srq, dst, offset, len, op_context);
 }
 
 int

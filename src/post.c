@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * post.c -- the parts of the data path kept out of line: failures, requests
+ * that move nothing, and the 8-byte atomic writes.
+ */
+
+#include <string.h>
+
+#include "log.h"
+#include "post.h"
+
+__attribute__((cold)) int
+post_failed(int err, const char *call)
+{
+	RPMA_LOG_PROVIDER(err, call);
+	return RPMA_E_PROVIDER;
+}
+
+int
+post_empty(struct ibv_qp *qp, enum ibv_wr_opcode opcode, int flags, uint32_t imm,
+		const void *op_context)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)(uintptr_t)op_context,
+		.opcode = opcode,
+		.send_flags = (unsigned)flags & POST_SIGNALED,
+		.imm_data = imm,
+	};
+	return post_send_wr(qp, &wr);
+}
+
+int
+post_recv_empty(struct ibv_qp *qp, struct ibv_srq *srq, const void *op_context)
+{
+	struct ibv_recv_wr wr = { .wr_id = (uint64_t)(uintptr_t)op_context };
+	struct ibv_recv_wr *bad_wr;
+
+	if (qp) {
+		int err = FI_ERR(ibv_post_recv(qp, &wr, &bad_wr), ENOMEM);
+		return err == 0 ? 0 : post_failed(err, "ibv_post_recv()");
+	}
+	int err = FI_ERR(ibv_post_srq_recv(srq, &wr, &bad_wr), ENOMEM);
+	return err == 0 ? 0 : post_failed(err, "ibv_post_srq_recv()");
+}
+
+int
+post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
+		return RPMA_E_INVAL;
+
+	struct ibv_sge sge = {
+		.addr = (uint64_t)(uintptr_t)src,
+		.length = RPMA_ATOMIC_WRITE_ALIGNMENT,
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)(uintptr_t)op_context,
+		.sg_list = &sge,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE,
+		.send_flags = ((unsigned)flags & POST_SIGNALED) | IBV_SEND_INLINE,
+		.wr.rdma.remote_addr = dst->addr + dst_offset,
+		.wr.rdma.rkey = dst->rkey,
+	};
+	return post_send_wr(qp, &wr);
+}
+
+int
+post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context)
+{
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
+		return RPMA_E_INVAL;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = (unsigned)flags & POST_SIGNALED;
+	ibv_wr_atomic_write(qpx, dst->rkey, dst->addr + dst_offset, src);
+	int err = FI_ERR(ibv_wr_complete(qpx), ENOMEM);
+	return err == 0 ? 0 : post_failed(err, "ibv_wr_complete()");
+#else
+	(void) qpx;
+	(void) dst;
+	(void) dst_offset;
+	(void) src;
+	(void) flags;
+	(void) op_context;
+	return RPMA_E_NOSUPP;
+#endif
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * post.h -- the data path: a work request built on the stack from the
+ * regions' fields and handed to the provider. The functions are inline so
+ * that an operation (rpma_write(), rpma_flush()...) compiles into one
+ * function of the library: no call of our own before the provider's, no
+ * lock, no allocation, no syscall. What is rare or failing is in post.c.
+ *
+ * The requests are filled field by field, with only the fields the
+ * provider reads for the opcode: an initializer would zero all ~100 bytes.
+ */
+
+#ifndef RPMA_POST_H
+#define RPMA_POST_H
+
+#include "fault.h"
+#include "mr.h"
+
+/* RPMA_F_COMPLETION_ALWAYS is ON_ERROR plus the bit of IBV_SEND_SIGNALED */
+#define POST_SIGNALED (RPMA_F_COMPLETION_ALWAYS & ~RPMA_F_COMPLETION_ON_ERROR)
+_Static_assert(POST_SIGNALED == IBV_SEND_SIGNALED, "flags map to send flags by one mask");
+
+/* Log a failed post (errno = err) and return RPMA_E_PROVIDER. */
+int post_failed(int err, const char *call);
+
+/* Post a request that moves no byte: no scatter entry, no remote address. */
+int post_empty(struct ibv_qp *qp, enum ibv_wr_opcode opcode, int flags, uint32_t imm,
+		const void *op_context);
+
+/* Post a receive of nothing to a QP's RQ or, with qp NULL, to srq. */
+int post_recv_empty(struct ibv_qp *qp, struct ibv_srq *srq, const void *op_context);
+
+/* Post an 8-byte write of src, carried inline: the ATOMIC WRITE fallback. */
+int post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst,
+		size_t dst_offset, const char src[8], int flags, const void *op_context);
+
+/* Post a native ATOMIC WRITE through the extended QP (non-NULL only where supported). */
+int post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst,
+		size_t dst_offset, const char src[8], int flags, const void *op_context);
+
+static inline int
+post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad_wr;
+
+	int err = FI_ERR(ibv_post_send(qp, wr, &bad_wr), ENOMEM);
+	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_send()");
+}
+
+/* one scatter entry: local[offset, +len) */
+static inline void
+post_sge(struct ibv_sge *sge, const struct rpma_mr_local *local, size_t offset, size_t len)
+{
+	sge->addr = (uint64_t)(uintptr_t)(local->addr + offset);
+	sge->length = (uint32_t)len;
+	sge->lkey = local->lkey;
+}
+
+/* the fields every send-queue request of one scatter entry needs */
+static inline void
+post_one(struct ibv_send_wr *wr, struct ibv_sge *sge, enum ibv_wr_opcode opcode, int flags,
+		uint32_t imm, const void *op_context)
+{
+	wr->wr_id = (uint64_t)(uintptr_t)op_context;
+	wr->next = NULL;
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->opcode = opcode;
+	wr->send_flags = (unsigned)flags & POST_SIGNALED;
+	wr->imm_data = imm;
+}
+
+/* an RDMA read or write of local[local_offset, +len) with remote[remote_offset, +len) */
+static inline int
+post_rdma_valid(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
+		const struct rpma_mr_local *local, size_t local_offset,
+		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+
+	post_sge(&sge, local, local_offset, len);
+	post_one(&wr, &sge, opcode, flags, imm, op_context);
+	wr.wr.rdma.remote_addr = remote->addr + remote_offset;
+	wr.wr.rdma.rkey = remote->rkey;
+	return post_send_wr(qp, &wr);
+}
+
+/* the same after checking both ranges (imm in network byte order) */
+static inline int
+post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
+		const struct rpma_mr_local *local, size_t local_offset,
+		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(local_offset, len, local->size) ||
+			!mr_range_ok(remote_offset, len, remote->size) || len > UINT32_MAX))
+		return RPMA_E_INVAL;
+
+	return post_rdma_valid(qp, opcode, local, local_offset, remote, remote_offset, len,
+			flags, imm, op_context);
+}
+
+/*
+ * Read into dst as many bytes of src as dst holds, from src_offset, backed
+ * off where src ends, after checking src[src_offset, +len): the read that
+ * follows writes to src[src_offset, +len) makes them visible.
+ */
+static inline int
+post_read_within(struct ibv_qp *qp, const struct rpma_mr_local *dst,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(src_offset, len, src->size)))
+		return RPMA_E_INVAL;
+
+	size_t read_len = src->size < dst->size ? src->size : dst->size;
+	size_t last = src->size - read_len;
+	size_t offset = src_offset <= last ? src_offset : last;
+	return post_rdma_valid(qp, IBV_WR_RDMA_READ, dst, 0, src, offset, read_len, flags, 0,
+			op_context);
+}
+
+/* a send (opcode IBV_WR_SEND or _WITH_IMM, imm in network order) of src[offset, +len) */
+static inline int
+post_msg(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(offset, len, src->size) || len > UINT32_MAX))
+		return RPMA_E_INVAL;
+
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+
+	post_sge(&sge, src, offset, len);
+	post_one(&wr, &sge, opcode, flags, imm, op_context);
+	return post_send_wr(qp, &wr);
+}
+
+/* a receive into dst[offset, +len) posted to a QP's RQ or, with qp NULL, to srq */
+static inline int
+post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
+		size_t offset, size_t len, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(offset, len, dst->size) || len > UINT32_MAX))
+		return RPMA_E_INVAL;
+
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr;
+	struct ibv_recv_wr *bad_wr;
+
+	post_sge(&sge, dst, offset, len);
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+	if (qp) {
+		int err = FI_ERR(ibv_post_recv(qp, &wr, &bad_wr), ENOMEM);
+		return likely(err == 0) ? 0 : post_failed(err, "ibv_post_recv()");
+	}
+	int err = FI_ERR(ibv_post_srq_recv(srq, &wr, &bad_wr), ENOMEM);
+	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_srq_recv()");
+}
+
+#endif /* RPMA_POST_H */
