@@ -64,6 +64,7 @@ struct queue_sizes {
 
 /* the deepest queue a client may ask for */
 #define MAX_DEPTH 64
+#define MAX_REPS 100
 
 /*
  * Fixed, because a server creates the QP before it reads the client's hello:

@@ -49,8 +49,10 @@ struct acc {
 	double lat_cpu;		/* s */
 	uint64_t bw_ops;
 	double bw_secs, bw_cpu;
-	double bw_runs[100];	/* op/s of each run: the median resists drift */
+	double bw_runs[MAX_REPS];	/* op/s of each run: the median resists drift */
 	int nbw;
+	double lat_runs[MAX_REPS];	/* p50 of each latency run, ns */
+	int nlr;
 	const char *flush;
 	const char *atomic;
 };
@@ -290,6 +292,8 @@ quit_server(struct engine *e)
 	return drain(e, want);
 }
 
+static double median(double *v, size_t n);
+
 static int
 run_one(struct client *cl, enum mode m, enum workload wl, size_t size, bool lat, struct acc *a)
 {
@@ -331,6 +335,7 @@ run_one(struct client *cl, enum mode m, enum workload wl, size_t size, bool lat,
 
 	memset(e.calls, 0, sizeof(e.calls));
 	uint64_t before = ops_done(&e);
+	size_t first = a->nlat;
 	double cpu0 = cpu_s();
 	if (bench_measured_phase(&e, lat, o, a, &secs))
 		goto out;
@@ -339,10 +344,12 @@ run_one(struct client *cl, enum mode m, enum workload wl, size_t size, bool lat,
 		cl->calls[i] += e.calls[i];
 	if (lat) {
 		a->lat_cpu += cpu;
+		if (a->nlat > first && a->nlr < MAX_REPS)
+			a->lat_runs[a->nlr++] = median(a->lat + first, a->nlat - first);
 	} else {
 		a->bw_ops += ops_done(&e) - before;
 		a->bw_secs += secs;
-		if (secs > 0 && a->nbw < 100)
+		if (secs > 0 && a->nbw < MAX_REPS)
 			a->bw_runs[a->nbw++] = (double)(ops_done(&e) - before) / secs;
 		a->bw_cpu += cpu;
 	}
@@ -370,6 +377,41 @@ percentile(const double *sorted, size_t n, double q)
 {
 	size_t i = (size_t)ceil(q * (double)n);
 	return sorted[i ? i - 1 : 0];
+}
+
+/* sorts v */
+static double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * The ratios of the runs made back to back (lib and raw of one
+ * repetition): their median is the ratio reported, their range how far
+ * the machine's drift moved it.
+ */
+struct paired {
+	double median, lo, hi;
+};
+
+static struct paired
+pair_runs(const double *lib, int nlib, const double *raw, int nraw)
+{
+	double r[MAX_REPS];
+	size_t n = 0;
+	struct paired p = {NAN, NAN, NAN};
+
+	for (int i = 0; i < nlib && i < nraw; i++)
+		if (raw[i] > 0)
+			r[n++] = lib[i] / raw[i];
+	if (n) {
+		p.median = median(r, n);
+		p.lo = r[0];
+		p.hi = r[n - 1];
+	}
+	return p;
 }
 
 struct result {
@@ -408,6 +450,11 @@ report(struct client *cl, enum workload wl, size_t size, struct acc acc[MODE_COU
 {
 	struct result r[MODE_COUNT];
 	bool have[MODE_COUNT];
+	/* before summarize() sorts the bandwidth runs */
+	struct paired lat = pair_runs(acc[MODE_LIB].lat_runs, acc[MODE_LIB].nlr,
+			acc[MODE_RAW].lat_runs, acc[MODE_RAW].nlr);
+	struct paired bw = pair_runs(acc[MODE_LIB].bw_runs, acc[MODE_LIB].nbw,
+			acc[MODE_RAW].bw_runs, acc[MODE_RAW].nbw);
 
 	if (cl->tty)
 		printf("\r\033[K");
@@ -436,10 +483,10 @@ report(struct client *cl, enum workload wl, size_t size, struct acc acc[MODE_COU
 		}
 	}
 	if (have[MODE_LIB] && have[MODE_RAW]) {
-		double lat = r[MODE_RAW].p50 > 0 ? r[MODE_LIB].p50 / r[MODE_RAW].p50 : NAN;
-		double bw = r[MODE_RAW].mib_s > 0 ? r[MODE_LIB].mib_s / r[MODE_RAW].mib_s : NAN;
 		printf("ratio %s %zu p50_lat_lib/raw=%.3f bw_lib/raw=%.3f\n", workload_name(wl),
-				size, lat, bw);
+				size, lat.median, bw.median);
+		printf("spread %s %zu p50_lat_lib/raw=%.3f..%.3f bw_lib/raw=%.3f..%.3f\n",
+				workload_name(wl), size, lat.lo, lat.hi, bw.lo, bw.hi);
 	}
 	fflush(stdout);
 }

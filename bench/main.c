@@ -38,10 +38,12 @@ usage(FILE *f)
 "  --depth N         queue depth of the bandwidth runs (default 16, max %d)\n"
 "  --iters N         measured operations per run, at most (default 10000)\n"
 "  --warmup N        warm-up operations per run, at most (default 100)\n"
-"  --duration S      seconds per run, at most (default 0.2); warm-up S/4\n"
-"  --reps N          runs per mode and point, lib and raw alternating (default 4);\n"
-"                    latency pools the samples of all runs, bandwidth is the\n"
-"                    median of the runs\n"
+"  --duration S      seconds per run, at most (default 0.1); warm-up S/4\n"
+"  --reps N          runs per mode and point, lib and raw alternating (default 8,\n"
+"                    max 100); latency pools the samples of all runs, bandwidth\n"
+"                    is the median of the runs; a ratio is the median of the\n"
+"                    ratios of the runs made back to back (their range: the\n"
+"                    \"spread\" line)\n"
 "  --modes LIST      lib,raw (default) or one of them\n"
 "  --lat-only, --bw-only  only the latency (depth 1) or bandwidth runs\n"
 "  --csv FILE        write one CSV row per workload, size and mode to FILE\n"
@@ -210,7 +212,7 @@ parse_opt(int c, struct client_opts *o, struct server_opts *s)
 	case OPT_DURATION:
 		return parse_number(optarg, 0.001, 3600, &o->duration);
 	case OPT_REPS:
-		if (parse_number(optarg, 1, 100, &v))
+		if (parse_number(optarg, 1, MAX_REPS, &v))
 			return -1;
 		o->reps = (int)v;
 		return 0;
@@ -225,7 +227,7 @@ main(int argc, char *argv[])
 	char sizes[] = DEFAULT_SIZES, all[] = "all";
 	struct client_opts o = {
 		.addr = getenv("RPMA_TEST_IP"), .port = DEFAULT_PORT, .depth = 16,
-		.iters = 10000, .warmup = 100, .duration = 0.2, .reps = 4,
+		.iters = 10000, .warmup = 100, .duration = 0.1, .reps = 8,
 		.modes = {true, true}, .lat = true, .bw = true,
 	};
 	struct server_opts s = {.max_size = MAX_SIZE};
