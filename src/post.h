@@ -8,6 +8,8 @@
  *
  * The requests are filled field by field, with only the fields the
  * provider reads for the opcode: an initializer would zero all ~100 bytes.
+ * A length is checked first to fit the 32 bits of a scatter entry
+ * ((len >> 32) != 0 costs no register across the other checks).
  */
 
 #ifndef RPMA_POST_H
@@ -94,8 +96,8 @@ post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
 		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
 		int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely(!mr_range_ok(local_offset, len, local->size) ||
-			!mr_range_ok(remote_offset, len, remote->size) || len > UINT32_MAX))
+	if (unlikely((len >> 32) != 0 || !mr_range_ok(local_offset, len, local->size) ||
+			!mr_range_ok(remote_offset, len, remote->size)))
 		return RPMA_E_INVAL;
 
 	return post_rdma_valid(qp, opcode, local, local_offset, remote, remote_offset, len,
@@ -127,7 +129,7 @@ static inline int
 post_msg(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
 		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely(!mr_range_ok(offset, len, src->size) || len > UINT32_MAX))
+	if (unlikely((len >> 32) != 0 || !mr_range_ok(offset, len, src->size)))
 		return RPMA_E_INVAL;
 
 	struct ibv_sge sge;
@@ -143,7 +145,7 @@ static inline int
 post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
 		size_t offset, size_t len, const void *op_context)
 {
-	if (unlikely(!mr_range_ok(offset, len, dst->size) || len > UINT32_MAX))
+	if (unlikely((len >> 32) != 0 || !mr_range_ok(offset, len, dst->size)))
 		return RPMA_E_INVAL;
 
 	struct ibv_sge sge;
