@@ -39,6 +39,7 @@ static const struct test tests[] = {
 	PAIR(server_killed),
 	{"no_listener", NULL, no_listener_client},
 	{"unreachable", NULL, unreachable_client},
+	{"silent_peer", NULL, silent_peer_client},
 };
 
 static int

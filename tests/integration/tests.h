@@ -28,5 +28,6 @@ TEST_PAIR(server_killed)
 /* only a client: nobody listens */
 void no_listener_client(void);
 void unreachable_client(void);
+void silent_peer_client(void);
 
 #endif /* INTEG_TESTS_H */
