@@ -162,10 +162,10 @@ rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_
 		return RPMA_E_INVAL;
 
 	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, num_entries, wc), EIO);
-	if (likely(ret > 0)) {
-		if (num_entries_got)
-			*num_entries_got = ret;
-		return 0;
-	}
-	return ret == 0 ? RPMA_E_NO_COMPLETION : poll_failed(ret);
+	if (unlikely(ret < 0))
+		return poll_failed(ret);
+	/* 0 too: a caller reading the count after NO_COMPLETION reads no garbage */
+	if (num_entries_got)
+		*num_entries_got = ret;
+	return likely(ret > 0) ? 0 : RPMA_E_NO_COMPLETION;
 }

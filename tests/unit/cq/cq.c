@@ -298,7 +298,7 @@ test_cq_get_wc__no_completion(void **state)
 	int got = -7;
 
 	assert_int_equal(rpma_cq_get_wc(cq, 1, &wc, &got), RPMA_E_NO_COMPLETION);
-	assert_int_equal(got, -7);
+	assert_int_equal(got, 0);
 	assert_int_equal(CALLS(ibv_poll_cq), 1);
 	assert_int_equal(cq_delete(&cq), 0);
 }
