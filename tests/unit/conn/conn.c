@@ -872,6 +872,13 @@ test_send__posted(void **state)
 	/* a message without payload */
 	assert_int_equal(rpma_send(f.conn, NULL, 0, 0, ALWAYS, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
+	assert_int_equal(wr()->opcode, IBV_WR_SEND);
+	/* only an immediate value */
+	assert_int_equal(rpma_send_with_imm(f.conn, NULL, 0, 0, ALWAYS, 0x01020304, CTX), 0);
+	assert_int_equal(wr()->num_sge, 0);
+	assert_int_equal(wr()->opcode, IBV_WR_SEND_WITH_IMM);
+	assert_int_equal(wr()->imm_data, htonl(0x01020304));
+	assert_int_equal(wr()->send_flags, IBV_SEND_SIGNALED);
 	MOCK_FAIL(ibv_post_send, ENOMEM, 0);
 	assert_int_equal(rpma_send(f.conn, f.local, 0, 4, ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
