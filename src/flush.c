@@ -5,8 +5,9 @@
  * An RDMA read on a reliable connection completes only after every write
  * posted before it has been placed in the responder's memory, so its
  * completion proves the writes are visible there; where the peer declared
- * direct write to PMem they are then persistent too. A few bytes of the
- * flushed range are read into a buffer the connection owns.
+ * direct write to PMem they are then persistent too. One byte of the
+ * flushed range is read (post_read_within() of post.h) into a byte the
+ * connection owns.
  */
 
 #include <stdlib.h>
@@ -16,7 +17,7 @@
 #include "log.h"
 #include "mr.h"
 
-#define RAW_SIZE 8
+#define RAW_SIZE 1
 
 struct rpma_flush {
 	char raw[RAW_SIZE];

@@ -105,9 +105,10 @@ post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
 }
 
 /*
- * Read into dst as many bytes of src as dst holds, from src_offset, backed
- * off where src ends, after checking src[src_offset, +len): the read that
- * follows writes to src[src_offset, +len) makes them visible.
+ * Read one byte of src[src_offset, +len) into dst, after checking that
+ * range; an empty range reads the byte before its end (a remote region is
+ * never empty). The read completes only after the writes posted before it
+ * on the connection are placed: its completion makes them visible.
  */
 static inline int
 post_read_within(struct ibv_qp *qp, const struct rpma_mr_local *dst,
@@ -117,10 +118,8 @@ post_read_within(struct ibv_qp *qp, const struct rpma_mr_local *dst,
 	if (unlikely(!mr_range_ok(src_offset, len, src->size)))
 		return RPMA_E_INVAL;
 
-	size_t read_len = src->size < dst->size ? src->size : dst->size;
-	size_t last = src->size - read_len;
-	size_t offset = src_offset <= last ? src_offset : last;
-	return post_rdma_valid(qp, IBV_WR_RDMA_READ, dst, 0, src, offset, read_len, flags, 0,
+	size_t offset = src_offset < src->size ? src_offset : src->size - 1;
+	return post_rdma_valid(qp, IBV_WR_RDMA_READ, dst, 0, src, offset, 1, flags, 0,
 			op_context);
 }
 

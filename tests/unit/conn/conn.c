@@ -781,7 +781,7 @@ test_flush__visibility_needs_flush_usage(void **state)
 	fx_down(&f);
 }
 
-/* the flush is a small RDMA read of the flushed range into the connection's buffer */
+/* the flush is a one-byte RDMA read of the flushed range into the connection's byte */
 static void
 test_flush__posted(void **state)
 {
@@ -796,14 +796,19 @@ test_flush__posted(void **state)
 	assert_int_equal(wr()->send_flags, IBV_SEND_SIGNALED);
 	assert_int_equal(wr()->num_sge, 1);
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1000);	/* the flush's own buffer */
-	assert_int_equal(mock_rec.send_sge.length, 8);
+	assert_int_equal(mock_rec.send_sge.length, 1);
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 64);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
-	/* at the end of the region the read backs off to stay inside */
-	assert_int_equal(rpma_flush(f.conn, f.remote, REMOTE_SIZE - 2, 2,
+	/* the last byte of the region */
+	assert_int_equal(rpma_flush(f.conn, f.remote, REMOTE_SIZE - 1, 1,
 			RPMA_FLUSH_TYPE_VISIBILITY, ON_ERROR, CTX), 0);
-	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + REMOTE_SIZE - 8);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + REMOTE_SIZE - 1);
 	assert_int_equal(wr()->send_flags, 0);
+	/* an empty range at the end: the byte before it, inside the region */
+	assert_int_equal(rpma_flush(f.conn, f.remote, REMOTE_SIZE, 0,
+			RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, CTX), 0);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + REMOTE_SIZE - 1);
+	assert_int_equal(mock_rec.send_sge.length, 1);
 	MOCK_FAIL(ibv_post_send, EIO, 0);
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), RPMA_E_PROVIDER);
@@ -811,7 +816,7 @@ test_flush__posted(void **state)
 	fx_down(&f);
 }
 
-/* a region smaller than the flush's read is read whole */
+/* a one-byte region: its byte, whatever the (valid) range */
 static void
 test_flush__tiny_region(void **state)
 {
@@ -819,12 +824,14 @@ test_flush__tiny_region(void **state)
 	struct fx f;
 
 	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
-	struct rpma_mr_remote *tiny = fx_mr_remote(REMOTE_ADDR, 3, RKEY,
+	struct rpma_mr_remote *tiny = fx_mr_remote(REMOTE_ADDR, 1, RKEY,
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
-	assert_int_equal(rpma_flush(f.conn, tiny, 1, 2, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, CTX),
+	assert_int_equal(rpma_flush(f.conn, tiny, 1, 0, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, CTX),
 			0);
-	assert_int_equal(mock_rec.send_sge.length, 3);
+	assert_int_equal(mock_rec.send_sge.length, 1);
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR);
+	assert_int_equal(rpma_flush(f.conn, tiny, 0, 2, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, CTX),
+			RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_remote_delete(&tiny), 0);
 	fx_down(&f);
 }

@@ -17,7 +17,7 @@ test_flush_new__success(void **state)
 	assert_non_null(flush);
 	/* its buffer receives RDMA reads: local write only */
 	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_LOCAL_WRITE);
-	assert_int_equal(mock_rec.reg_length, 8);
+	assert_int_equal(mock_rec.reg_length, 1);
 	assert_int_equal(flush_delete(&flush), 0);
 	assert_null(flush);
 	assert_int_equal(flush_delete(&flush), 0);
