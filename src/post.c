@@ -33,14 +33,8 @@ int
 post_recv_empty(struct ibv_qp *qp, struct ibv_srq *srq, const void *op_context)
 {
 	struct ibv_recv_wr wr = { .wr_id = (uint64_t)(uintptr_t)op_context };
-	struct ibv_recv_wr *bad_wr;
 
-	if (qp) {
-		int err = FI_ERR(ibv_post_recv(qp, &wr, &bad_wr), ENOMEM);
-		return err == 0 ? 0 : post_failed(err, "ibv_post_recv()");
-	}
-	int err = FI_ERR(ibv_post_srq_recv(srq, &wr, &bad_wr), ENOMEM);
-	return err == 0 ? 0 : post_failed(err, "ibv_post_srq_recv()");
+	return post_recv_wr(qp, srq, &wr);
 }
 
 int

@@ -49,6 +49,20 @@ post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
 	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_send()");
 }
 
+/* hand a receive to a QP's RQ or, with qp NULL, to srq */
+static inline int
+post_recv_wr(struct ibv_qp *qp, struct ibv_srq *srq, struct ibv_recv_wr *wr)
+{
+	struct ibv_recv_wr *bad_wr;
+
+	if (qp) {
+		int err = FI_ERR(ibv_post_recv(qp, wr, &bad_wr), ENOMEM);
+		return likely(err == 0) ? 0 : post_failed(err, "ibv_post_recv()");
+	}
+	int err = FI_ERR(ibv_post_srq_recv(srq, wr, &bad_wr), ENOMEM);
+	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_srq_recv()");
+}
+
 /* one scatter entry: local[offset, +len) */
 static inline void
 post_sge(struct ibv_sge *sge, const struct rpma_mr_local *local, size_t offset, size_t len)
@@ -149,19 +163,13 @@ post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *ds
 
 	struct ibv_sge sge;
 	struct ibv_recv_wr wr;
-	struct ibv_recv_wr *bad_wr;
 
 	post_sge(&sge, dst, offset, len);
 	wr.wr_id = (uint64_t)(uintptr_t)op_context;
 	wr.next = NULL;
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
-	if (qp) {
-		int err = FI_ERR(ibv_post_recv(qp, &wr, &bad_wr), ENOMEM);
-		return likely(err == 0) ? 0 : post_failed(err, "ibv_post_recv()");
-	}
-	int err = FI_ERR(ibv_post_srq_recv(srq, &wr, &bad_wr), ENOMEM);
-	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_srq_recv()");
+	return post_recv_wr(qp, srq, &wr);
 }
 
 #endif /* RPMA_POST_H */
