@@ -34,7 +34,7 @@
 #define NTHREADS	4
 #define SLICE		4096	/* bytes each thread writes */
 #define CHUNKS		8	/* writes per slice */
-#define WAIT_MS		120000	/* any single wait; helgrind under TCG is slow */
+#define WAIT_MS		wait_ms()	/* any single wait */
 
 #define CHECK(cond, ...) do { \
 	if (!(cond)) \
@@ -83,6 +83,19 @@ pattern_check(const unsigned char *buf, unsigned t)
 		CHECK(buf[i] == pattern_byte(t, i),
 				"slice %u byte %zu is 0x%02x, expected 0x%02x",
 				t, i, buf[i], pattern_byte(t, i));
+}
+
+/*
+ * RPMA_TEST_WAIT_MS, as in the other integration tests (utils/fault-sweep
+ * shortens it), else 120 s: helgrind under TCG is slow.
+ */
+static int
+wait_ms(void)
+{
+	const char *v = getenv("RPMA_TEST_WAIT_MS");
+	int ms = v != NULL ? atoi(v) : 0;
+
+	return ms > 0 ? ms : 120000;
 }
 
 static void *
