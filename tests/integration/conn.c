@@ -272,21 +272,20 @@ closed_client(void)
 
 /* a port where nobody listens */
 
+/* seconds on clock id: CLOCK_MONOTONIC, or the process's CPU time, which
+ * under valgrind is most of a call's time */
 static double
-now_s(void)
+clock_s(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* the process's CPU time: under valgrind most of a call's time */
 static double
-cpu_s(void)
+now_s(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return clock_s(CLOCK_MONOTONIC);
 }
 
 /*
@@ -308,7 +307,7 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s)
 	struct rpma_conn *conn = NULL;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	const char *failed = NULL;
-	double t0 = now_s(), c0 = cpu_s();
+	double t0 = now_s(), c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID);
 	int ret = rpma_conn_req_new(peer, addr, test_port(), cfg, &req);
 	if (ret) {
 		failed = "rpma_conn_req_new";
@@ -320,7 +319,7 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s)
 	}
 	/* read before anything is printed: under valgrind a line costs a good
 	 * part of a second */
-	double took = now_s() - t0, cpu = cpu_s() - c0;
+	double took = now_s() - t0, cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
 	int err = errno;
 
 	if (failed != NULL) {
