@@ -37,7 +37,7 @@ main(int argc, char *argv[])
 	else
 		print_untrusted("the server says", pdata.ptr, pdata.len);
 
-	int ret2 = conn_close(&conn, true);
+	int ret2 = conn_close(&conn, ret == 0);
 	if (!ret2)
 		printf("disconnected\n");
 	ret = ret ? ret : ret2;

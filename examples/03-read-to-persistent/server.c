@@ -99,7 +99,7 @@ main(int argc, char *argv[])
 
 	ret = read_and_persist(conn, dst_mr, src_mr, &mem);
 	/* the client waits for the server to close */
-	ret2 = conn_close(&conn, true);
+	ret2 = conn_close(&conn, ret == 0);
 	ret = ret ? ret : ret2;
 
 err_remote_delete:

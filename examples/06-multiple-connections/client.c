@@ -75,7 +75,7 @@ main(int argc, char *argv[])
 	printf("sending \"%s\"\n", msgs[SEND].text);
 	ret = talk(conn, mr, msgs);
 
-	ret2 = conn_close(&conn, true);
+	ret2 = conn_close(&conn, ret == 0);
 	ret = ret ? ret : ret2;
 err_mr_dereg:
 	ret2 = rpma_mr_dereg(&mr);

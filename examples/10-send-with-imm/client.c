@@ -50,7 +50,7 @@ main(int argc, char *argv[])
 	if (!ret)
 		printf("sent \"%s\" with immediate data 0x%08x\n", args.message, IMM);
 
-	ret2 = conn_close(&conn, true);
+	ret2 = conn_close(&conn, ret == 0);
 	ret = ret ? ret : ret2;
 err_mr_dereg:
 	ret2 = rpma_mr_dereg(&mr);

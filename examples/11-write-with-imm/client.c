@@ -61,7 +61,7 @@ main(int argc, char *argv[])
 		print_error("rpma_mr_remote_delete()", ret2);
 	ret = ret ? ret : ret2;
 err_conn_close:
-	ret2 = conn_close(&conn, true);
+	ret2 = conn_close(&conn, ret == 0);
 	ret = ret ? ret : ret2;
 err_mr_dereg:
 	ret2 = rpma_mr_dereg(&mr);

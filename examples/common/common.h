@@ -86,6 +86,9 @@ int conn_wait_closed(struct rpma_conn *conn);
 /*
  * Close the connection from this side (or finish closing it after
  * conn_wait_closed()) and delete it; *conn_ptr becomes NULL.
+ * wait_for_closed: wait for the peer's answer (RPMA_CONN_CLOSED). Not after
+ * a failure: a peer that is stuck or gone never answers, and the wait ends
+ * only when the kernel gives up on the disconnect, about a minute later.
  */
 int conn_close(struct rpma_conn **conn_ptr, bool wait_for_closed);
 
