@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <string.h>
@@ -73,17 +74,34 @@ test_port(void)
 	return env_required("RPMA_TEST_PORT", "run-pair sets it from the test's port");
 }
 
+const char *
+env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+	return v != NULL && *v != '\0' ? v : fallback;
+}
+
+long
+env_number(const char *name, long fallback, long min, long max)
+{
+	const char *v = env_or(name, NULL);
+	if (v == NULL)
+		return fallback;
+	char *end;
+	errno = 0;
+	long n = strtol(v, &end, 10);
+	CHECK(errno == 0 && *end == '\0' && n >= min && n <= max,
+			"%s=%s: want a number from %ld to %ld", name, v, min, max);
+	return n;
+}
+
 int
 wait_ms(void)
 {
 	static int ms;
 
-	if (ms == 0) {
-		const char *v = getenv("RPMA_TEST_WAIT_MS");
-		ms = v != NULL ? atoi(v) : 0;
-		if (ms <= 0)
-			ms = 30000;
-	}
+	if (ms == 0)
+		ms = (int)env_number("RPMA_TEST_WAIT_MS", 30000, 1, INT_MAX);
 	return ms;
 }
 

@@ -27,6 +27,11 @@
 int wait_ms(void);
 #define WAIT_MS wait_ms()
 
+/* the variable's value, or fallback when it is unset or empty */
+const char *env_or(const char *name, const char *fallback);
+/* the variable as a number from min to max (fails the test otherwise), or fallback */
+long env_number(const char *name, long fallback, long min, long max);
+
 /* the process fails with file, line and the RPMA_E_* meaning of ret */
 #define CHECK_RET(call) do { \
 	int ret_ = (call); \

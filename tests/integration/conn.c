@@ -361,13 +361,6 @@ no_listener_client(void)
  */
 #define UNREACHABLE_SLACK_S 1.5
 
-static const char *
-env_or(const char *name, const char *fallback)
-{
-	const char *value = getenv(name);
-	return value != NULL && *value != '\0' ? value : fallback;
-}
-
 void
 unreachable_client(void)
 {

@@ -248,9 +248,7 @@ read_client(void)
 
 /* 16 MiB (by default) with QD operations in flight, compared by checksum */
 
-#define BULK_MIB_DEFAULT 16
 #define BULK_OP (64 * KIB)
-#define BULK_OPS (bulk_size() / BULK_OP)
 #define BULK_QD 16
 #define BULK_SEED 31
 
@@ -262,17 +260,7 @@ read_client(void)
 static size_t
 bulk_size(void)
 {
-	static size_t size;
-
-	if (size == 0) {
-		const char *v = getenv("RPMA_TEST_BULK_MIB");
-		char *end = NULL;
-		unsigned long mib = v ? strtoul(v, &end, 10) : BULK_MIB_DEFAULT;
-		CHECK(v == NULL || (*v != '\0' && *end == '\0' && mib >= 1 && mib <= 1024),
-				"RPMA_TEST_BULK_MIB=%s: want 1 to 1024", v);
-		size = mib * MIB;
-	}
-	return size;
+	return (size_t)env_number("RPMA_TEST_BULK_MIB", 16, 1, 1024) * MIB;
 }
 
 static struct rpma_conn_cfg *
@@ -290,10 +278,11 @@ void
 bulk_server(void)
 {
 	struct rpma_peer *peer = peer_open();
-	char *buf = buf_new(bulk_size());
+	const size_t size = bulk_size();
+	char *buf = buf_new(size);
 	uint64_t msg[2] = {0, 0}; /* [0] received checksum, [1] the verdict sent */
 	struct rpma_mr_local *mr, *msg_mr;
-	CHECK_RET(rpma_mr_reg(peer, buf, bulk_size(), RPMA_MR_USAGE_WRITE_DST |
+	CHECK_RET(rpma_mr_reg(peer, buf, size, RPMA_MR_USAGE_WRITE_DST |
 			RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mr));
 	CHECK_RET(rpma_mr_reg(peer, msg, sizeof(msg), RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_SEND,
 			&msg_mr));
@@ -313,13 +302,13 @@ bulk_server(void)
 	struct ibv_wc wc;
 	cq_expect(cq, IBV_WC_RECV, (void *)0x1, &wc);
 	CHECK(wc.byte_len == sizeof(msg[0]), "message of %u bytes", wc.byte_len);
-	uint64_t sum = checksum(buf, bulk_size());
+	uint64_t sum = checksum(buf, size);
 	CHECK(sum == msg[0], "checksum of %zu MiB here %#llx, the client's %#llx",
-			bulk_size() / MIB, (unsigned long long)sum, (unsigned long long)msg[0]);
-	size_t bad = pattern_check(buf, bulk_size(), BULK_SEED, 0);
+			size / MIB, (unsigned long long)sum, (unsigned long long)msg[0]);
+	size_t bad = pattern_check(buf, size, BULK_SEED, 0);
 	CHECK(bad == SIZE_MAX, "%zu MiB differ from the client's pattern at byte %zu",
-			bulk_size() / MIB, bad);
-	note("%zu MiB arrived, checksum %#llx matches", bulk_size() / MIB, (unsigned long long)sum);
+			size / MIB, bad);
+	note("%zu MiB arrived, checksum %#llx matches", size / MIB, (unsigned long long)sum);
 
 	/* tell the client, which then reads everything back */
 	msg[1] = sum;
@@ -344,10 +333,11 @@ static void
 bulk_move(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_mr_local *local,
 		struct rpma_mr_remote *remote, bool write)
 {
+	const size_t ops = bulk_size() / BULK_OP;
 	size_t posted = 0, done = 0, max_inflight = 0;
 
-	while (done < BULK_OPS) {
-		while (posted < BULK_OPS && posted - done < BULK_QD) {
+	while (done < ops) {
+		while (posted < ops && posted - done < BULK_QD) {
 			size_t off = posted * BULK_OP;
 			void *ctx = (void *)(posted + 1);
 			if (write)
@@ -386,15 +376,16 @@ bulk_client(void)
 	struct rpma_cq *cq;
 	CHECK_RET(rpma_conn_get_cq(conn, &cq));
 
-	char *buf = buf_new(bulk_size());
-	pattern_fill(buf, bulk_size(), BULK_SEED, 0);
-	uint64_t sum = checksum(buf, bulk_size());
+	const size_t size = bulk_size();
+	char *buf = buf_new(size);
+	pattern_fill(buf, size, BULK_SEED, 0);
+	uint64_t sum = checksum(buf, size);
 	struct rpma_mr_local *local;
-	CHECK_RET(rpma_mr_reg(peer, buf, bulk_size(), RPMA_MR_USAGE_WRITE_SRC |
+	CHECK_RET(rpma_mr_reg(peer, buf, size, RPMA_MR_USAGE_WRITE_SRC |
 			RPMA_MR_USAGE_READ_DST, &local));
 
 	bulk_move(conn, cq, local, remote, true);
-	CHECK_RET(rpma_flush(conn, remote, 0, bulk_size(), RPMA_FLUSH_TYPE_VISIBILITY,
+	CHECK_RET(rpma_flush(conn, remote, 0, size, RPMA_FLUSH_TYPE_VISIBILITY,
 			RPMA_F_COMPLETION_ALWAYS, (void *)0xf1));
 	cq_expect(cq, OPCODE_ANY, (void *)0xf1, NULL);
 	msg[0] = sum;
@@ -407,13 +398,13 @@ bulk_client(void)
 			(unsigned long long)sum);
 
 	/* and back: a different local buffer content proves the reads moved it */
-	memset(buf, 0, bulk_size());
+	memset(buf, 0, size);
 	bulk_move(conn, cq, local, remote, false);
-	uint64_t back = checksum(buf, bulk_size());
+	uint64_t back = checksum(buf, size);
 	CHECK(back == sum, "checksum of the %zu MiB read back %#llx, written %#llx",
-			bulk_size() / MIB, (unsigned long long)back, (unsigned long long)sum);
+			size / MIB, (unsigned long long)back, (unsigned long long)sum);
 	note("%zu MiB written and read back with %d in flight, checksum %#llx",
-			bulk_size() / MIB, BULK_QD, (unsigned long long)sum);
+			size / MIB, BULK_QD, (unsigned long long)sum);
 
 	conn_close_active(&conn);
 	CHECK_RET(rpma_mr_dereg(&local));
