@@ -119,7 +119,9 @@ int mock_setup(void **state);
 int mock_teardown(void **state);
 
 #define TEST(f) cmocka_unit_test_setup_teardown(f, mock_setup, mock_teardown)
-#define RUN(tests) cmocka_run_group_tests(tests, NULL, NULL)
+/* the group is named after the test program (UNIT_NAME, from CMake): with
+ * CMOCKA_XML_FILE=DIR/%g.xml each program reports its cases to a file of its own */
+#define RUN(tests) cmocka_run_group_tests_name(UNIT_NAME, tests, NULL, NULL)
 
 #endif /* MOCKS_H */
 
