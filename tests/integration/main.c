@@ -16,31 +16,13 @@ struct test {
 	void (*client)(void);
 };
 
-#define PAIR(name) {#name, name##_server, name##_client}
-
+#define PAIR(name, options) {#name, name##_server, name##_client},
+#define CLIENT(name, options) {#name, NULL, name##_client},
 static const struct test tests[] = {
-	PAIR(connect_pdata),
-	PAIR(write_flush),
-	PAIR(read),
-	PAIR(bulk),
-	PAIR(atomic_write),
-	PAIR(inval_offsets),
-	PAIR(flush_nosupp),
-	PAIR(ping_pong),
-	PAIR(imm),
-	PAIR(rcq),
-	PAIR(srq),
-	PAIR(shared_channel),
-	PAIR(cq_wait),
-	PAIR(multi_clients),
-	PAIR(reject),
-	PAIR(closed),
-	PAIR(client_killed),
-	PAIR(server_killed),
-	{"no_listener", NULL, no_listener_client},
-	{"unreachable", NULL, unreachable_client},
-	{"silent_peer", NULL, silent_peer_client},
+#include "tests.def"
 };
+#undef PAIR
+#undef CLIENT
 
 static int
 usage(const char *prog)
