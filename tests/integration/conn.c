@@ -288,15 +288,45 @@ now_s(void)
 	return clock_s(CLOCK_MONOTONIC);
 }
 
+/* how a connection attempt must fail */
+struct conn_failure {
+	const char *call;		/* the call that fails; NULL: none does, */
+	int ret;			/* it returns ret */
+	int err;			/* with errno err */
+	enum rpma_conn_event event;	/* ... and the connection ends with event */
+};
+
+/* the attempt ended as want says; what it saw is in call, ret, err and ev */
+static void
+check_failure(const struct conn_failure *want, const char *call, int ret, int err,
+		enum rpma_conn_event ev)
+{
+	if (want->call == NULL) {
+		CHECK(call == NULL, "%s() failed: %s (errno %s)", call ? call : "",
+				rpma_err_2str(ret), strerror(err));
+		CHECK(ev == want->event, "the attempt ended with %s, expected %s",
+				rpma_utils_conn_event_2str(ev),
+				rpma_utils_conn_event_2str(want->event));
+		return;
+	}
+	CHECK(call != NULL && strcmp(call, want->call) == 0,
+			"expected %s() to fail, %s", want->call,
+			call ? call : "every call succeeded");
+	CHECK(ret == want->ret && err == want->err,
+			"%s() failed with \"%s\" (errno %s), expected \"%s\" (errno %s)",
+			call, rpma_err_2str(ret), strerror(err), rpma_err_2str(want->ret),
+			strerror(want->err));
+}
+
 /*
- * Connect to addr with a timeout; the attempt must fail (an error code or an
- * event other than ESTABLISHED) within limit_s of waiting: the time the
- * process spent on the CPU meanwhile does not count, so that valgrind's
- * slowness does not (it multiplies the library's work, not its waits).
- * Says what it saw.
+ * Connect to addr with a timeout; the attempt must fail as want says
+ * within limit_s of waiting: the time the process spent on the CPU
+ * meanwhile does not count, so that valgrind's slowness does not (it
+ * multiplies the library's work, not its waits). Says what it saw.
  */
 static void
-connect_must_fail(const char *addr, int timeout_ms, double limit_s)
+connect_must_fail(const char *addr, int timeout_ms, double limit_s,
+		const struct conn_failure *want)
 {
 	struct rpma_peer *peer = peer_open();
 	struct rpma_conn_cfg *cfg;
@@ -320,17 +350,18 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s)
 	/* read before anything is printed: under valgrind a line costs a good
 	 * part of a second */
 	double took = now_s() - t0, cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
-	int err = errno;
+	int err = ret == RPMA_E_PROVIDER ? errno : 0;
 
 	if (failed != NULL) {
 		CHECK(req == NULL && conn == NULL, "a failed %s() set a handle", failed);
 		note("%s(%s) failed: %s (errno %s)", failed, addr, rpma_err_2str(ret),
 				strerror(err));
 	} else {
-		CHECK(ev != RPMA_CONN_ESTABLISHED, "connected to %s:%s", addr, test_port());
 		note("connecting to %s: %s", addr, rpma_utils_conn_event_2str(ev));
-		CHECK_RET(rpma_conn_delete(&conn));
 	}
+	check_failure(want, failed, ret, err, ev);
+	if (conn != NULL)
+		CHECK_RET(rpma_conn_delete(&conn));
 	note("after %.2f s, %.2f s of it on the CPU", took, cpu);
 	CHECK(took - cpu <= limit_s,
 			"the failure took %.2f s, %.2f s of it waiting, the limit is %.2f s", took,
@@ -340,16 +371,19 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s)
 	CHECK_RET(rpma_peer_delete(&peer));
 }
 
+/* nobody listens on the port: the peer's CM rejects the request */
 void
 no_listener_client(void)
 {
-	connect_must_fail(test_ip(), 2000, 20.0);
+	const struct conn_failure want = {NULL, 0, 0, RPMA_CONN_REJECTED};
+	connect_must_fail(test_ip(), 2000, 20.0, &want);
 }
 
 /*
  * An address nobody has, on the test device's subnet: the neighbour
  * resolution gets no answer, and the configured timeout bounds it
- * (rxe-vm's link is a veth pair, with ARP, as a real network is).
+ * (rxe-vm's link is a veth pair, with ARP, as a real network is):
+ * rpma_conn_req_new() fails as the address resolution did.
  */
 
 #define UNREACHABLE_TIMEOUT_MS 1000
@@ -364,8 +398,10 @@ no_listener_client(void)
 void
 unreachable_client(void)
 {
+	const struct conn_failure want = {"rpma_conn_req_new", RPMA_E_PROVIDER, ETIMEDOUT,
+			RPMA_CONN_UNDEFINED};
 	connect_must_fail(env_or("RPMA_TEST_DEAD_IP", "192.0.2.99"), UNREACHABLE_TIMEOUT_MS,
-			UNREACHABLE_TIMEOUT_MS / 1000.0 + UNREACHABLE_SLACK_S);
+			UNREACHABLE_TIMEOUT_MS / 1000.0 + UNREACHABLE_SLACK_S, &want);
 }
 
 /*
@@ -385,32 +421,28 @@ connect_and_give_up(const char *addr, int timeout_ms)
 	CHECK_RET(rpma_conn_cfg_new(&cfg));
 	CHECK_RET(rpma_conn_cfg_set_timeout(cfg, timeout_ms));
 	double t0 = now_s();
-	/* resolution: fails within (twice) the timeout, or succeeds */
+	/* resolution and the wait: within (twice) the timeout, and the release */
 	double limit_s = 2 * timeout_ms / 1000.0 + 10;
 
+	/* the neighbour is known: the request is made and sent */
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
-	int ret = rpma_conn_req_new(peer, addr, test_port(), cfg, &req);
-	if (ret) {
-		note("rpma_conn_req_new(%s) failed: %s after %.2f s", addr, rpma_err_2str(ret),
-				now_s() - t0);
-	} else {
-		CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
-		int fd;
-		CHECK_RET(rpma_conn_get_event_fd(conn, &fd));
-		if (fd_wait(fd, timeout_ms)) {
-			enum rpma_conn_event ev;
-			CHECK_RET(rpma_conn_next_event(conn, &ev));
-			CHECK(ev != RPMA_CONN_ESTABLISHED, "connected to %s", addr);
-			note("connecting to %s: %s", addr, rpma_utils_conn_event_2str(ev));
-		} else {
-			note("no answer from %s within %d ms: giving up", addr, timeout_ms);
-		}
-		double t1 = now_s();
-		CHECK_RET(rpma_conn_delete(&conn));
-		CHECK(now_s() - t1 < 10.0, "deleting a connection in progress took %.2f s",
-				now_s() - t1);
+	CHECK_RET(rpma_conn_req_new(peer, addr, test_port(), cfg, &req));
+	CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
+	int fd;
+	CHECK_RET(rpma_conn_get_event_fd(conn, &fd));
+	/* ... and nothing answers it: no event at all within the timeout */
+	if (fd_wait(fd, timeout_ms)) {
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		CHECK_RET(rpma_conn_next_event(conn, &ev));
+		fail_at(__FILE__, __LINE__, "%s answered within %d ms: %s", addr, timeout_ms,
+				rpma_utils_conn_event_2str(ev));
 	}
+	note("no answer from %s within %d ms: giving up", addr, timeout_ms);
+	double t1 = now_s();
+	CHECK_RET(rpma_conn_delete(&conn));
+	CHECK(now_s() - t1 < 10.0, "deleting a connection in progress took %.2f s",
+			now_s() - t1);
 	double took = now_s() - t0;
 	CHECK(took <= limit_s, "giving up took %.2f s, the limit is %.2f s", took, limit_s);
 	CHECK_RET(rpma_conn_cfg_delete(&cfg));
