@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 
+#include "cfg.h"
 #include "fault.h"
 #include "log.h"
 #include "peer_cfg.h"
@@ -25,7 +26,7 @@ peer_cfg_alloc(bool direct_write_to_pmem, struct rpma_peer_cfg **pcfg_ptr)
 	if (pcfg == NULL)
 		return RPMA_E_NOMEM;
 
-	pcfg->direct_write_to_pmem = direct_write_to_pmem;
+	CFG_STORE(pcfg->direct_write_to_pmem, direct_write_to_pmem);
 	*pcfg_ptr = pcfg;
 	return 0;
 }
@@ -56,7 +57,7 @@ rpma_peer_cfg_set_direct_write_to_pmem(struct rpma_peer_cfg *pcfg, bool supporte
 	if (pcfg == NULL)
 		return RPMA_E_INVAL;
 
-	pcfg->direct_write_to_pmem = supported;
+	CFG_STORE(pcfg->direct_write_to_pmem, supported);
 	return 0;
 }
 
@@ -66,14 +67,14 @@ rpma_peer_cfg_get_direct_write_to_pmem(const struct rpma_peer_cfg *pcfg, bool *s
 	if (pcfg == NULL || supported == NULL)
 		return RPMA_E_INVAL;
 
-	*supported = pcfg->direct_write_to_pmem;
+	*supported = CFG_LOAD(pcfg->direct_write_to_pmem);
 	return 0;
 }
 
 bool
 peer_cfg_direct_write_to_pmem(const struct rpma_peer_cfg *pcfg)
 {
-	return pcfg->direct_write_to_pmem;
+	return CFG_LOAD(pcfg->direct_write_to_pmem);
 }
 
 int
@@ -82,7 +83,7 @@ rpma_peer_cfg_get_descriptor(const struct rpma_peer_cfg *pcfg, void *desc)
 	if (pcfg == NULL || desc == NULL)
 		return RPMA_E_INVAL;
 
-	*(uint8_t *)desc = pcfg->direct_write_to_pmem ? 1 : 0;
+	*(uint8_t *)desc = CFG_LOAD(pcfg->direct_write_to_pmem) ? 1 : 0;
 	return 0;
 }
 
