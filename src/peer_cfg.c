@@ -3,7 +3,9 @@
  * peer_cfg.c -- the configuration a peer announces about itself.
  *
  * Its descriptor is one byte: 1 when direct write to PMem is declared,
- * 0 when not. Anything else comes from a broken or hostile peer.
+ * 0 when not. As librpma 1.x does, a reader takes the first byte of a
+ * longer buffer (private data arrives padded) and any non-zero value as
+ * "declared": a byte of 2 claims nothing a byte of 1 does not.
  */
 
 #include <stdlib.h>
@@ -104,17 +106,12 @@ rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size,
 	if (desc == NULL || pcfg_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	if (desc_size != DESCRIPTOR_SIZE) {
+	if (desc_size < DESCRIPTOR_SIZE) {
 		RPMA_LOG_ERROR("peer configuration descriptor of %zu bytes, expected %d",
 				desc_size, DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
 
 	uint8_t value = *(const uint8_t *)desc;
-	if (value > 1) {
-		RPMA_LOG_ERROR("peer configuration descriptor holds an unknown value 0x%x", value);
-		return RPMA_E_INVAL;
-	}
-
-	return peer_cfg_alloc(value == 1, pcfg_ptr);
+	return peer_cfg_alloc(value != 0, pcfg_ptr);
 }
