@@ -91,6 +91,18 @@ probe_req(struct rpma_peer *peer, const char *addr)
 		return;
 	CASE("conn_next_event", rpma_conn_next_event(conn, &event));
 	printf("  event=%s\n", rpma_utils_conn_event_2str(event));
+
+	/* nothing more to come, on non-blocking descriptors */
+	struct rpma_cq *cq = NULL;
+	int fd = -1;
+	CASE("conn_get_event_fd", rpma_conn_get_event_fd(conn, &fd));
+	(void) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	CASE("conn_next_event(no event, non-blocking)", rpma_conn_next_event(conn, &event));
+	CASE("conn_get_cq", rpma_conn_get_cq(conn, &cq));
+	CASE("cq_get_fd", rpma_cq_get_fd(cq, &fd));
+	(void) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	CASE("cq_wait(no event, non-blocking)", rpma_cq_wait(cq));
+	CASE("conn_wait(own channel)", rpma_conn_wait(conn, 0, &cq, NULL));
 	CASE("conn_disconnect", rpma_conn_disconnect(conn));
 	HCASE("conn_delete", rpma_conn_delete(&conn), conn);
 }
