@@ -13,6 +13,8 @@
  * changed, so the output does not depend on the run.
  */
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,49 @@ silent_log(enum rpma_log_level level, const char *file_name, const int line_no,
 {
 	(void) level; (void) file_name; (void) line_no; (void) function_name;
 	(void) message_format;
+}
+
+/* what a log function is given: counted and described, never printed as is */
+static struct {
+	int count;
+	int level;
+	bool file_ok;		/* "./src/NAME.c", as 1.x names its files */
+	bool newline;		/* the message ends with one */
+	bool func;		/* a function name is given */
+} logged;
+
+static void
+recording_log(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, message_format);
+	vsnprintf(msg, sizeof(msg), message_format, ap);
+	va_end(ap);
+	size_t flen = file_name ? strlen(file_name) : 0;
+	logged.count++;
+	logged.level = level;
+	logged.file_ok = flen > 8 && strncmp(file_name, "./src/", 6) == 0 &&
+			strcmp(file_name + flen - 2, ".c") == 0 && line_no > 0;
+	logged.newline = strlen(msg) > 0 && msg[strlen(msg) - 1] == '\n';
+	logged.func = function_name != NULL && *function_name != '\0';
+}
+
+/* the shape of a message a failing call logs */
+static void
+probe_log(void)
+{
+	struct ibv_context *ctx;
+
+	(void) rpma_log_set_function(recording_log);
+	OCASE("log: utils_get_ibv_context(256.1.1.1)", rpma_utils_get_ibv_context("256.1.1.1",
+			RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx), ctx);
+	printf("  messages=%d level=%d file=%s newline=%d function=%d\n", logged.count,
+			logged.level, logged.file_ok ? "./src/NAME.c" : "other", logged.newline,
+			logged.func);
+	(void) rpma_log_set_function(silent_log);
 }
 
 /* configuration objects: NULL arguments, defaults, round trips */
@@ -197,6 +242,7 @@ main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	(void) rpma_log_set_function(silent_log);
 	probe_plain();
+	probe_log();
 	probe_cfg();
 	probe_descriptors();
 	const char *ip = getenv("RPMA_TEST_IP");
