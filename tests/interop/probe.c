@@ -184,6 +184,24 @@ probe_descriptors(void)
 			}
 		}
 	}
+	/* contents no region has: an empty one, one that wraps around */
+	static const struct { const char *name; uint64_t addr, size; } odd[] = {
+		{ "mr_remote_from_descriptor(size 0)", 0x1000, 0 },
+		{ "mr_remote_from_descriptor(wraps)", UINT64_MAX - 7, 16 },
+	};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		unsigned char desc[21] = { 0 };
+		struct rpma_mr_remote *mr;
+		for (int b = 0; b < 8; b++) {
+			desc[b] = (unsigned char)(odd[i].addr >> (8 * b));
+			desc[8 + b] = (unsigned char)(odd[i].size >> (8 * b));
+		}
+		desc[20] = 0x1;
+		OCASE(odd[i].name, rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), mr);
+		if (mr)
+			(void) rpma_mr_remote_delete(&mr);
+	}
+
 	struct rpma_mr_remote *mr = NULL;
 	CASE("mr_remote_delete(NULL)", rpma_mr_remote_delete(NULL));
 	HCASE("mr_remote_delete(&NULL)", rpma_mr_remote_delete(&mr), mr);
