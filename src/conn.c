@@ -131,8 +131,14 @@ rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 		return RPMA_E_INVAL;
 
 	if (FI_NEG(rdma_get_cm_event(conn->parts.evch, &cm_event), EIO)) {
+		/*
+		 * No event on a non-blocking descriptor: RPMA_E_PROVIDER with errno
+		 * EAGAIN, as librpma 1.x documents (rdma_get_cm_event() failed) and
+		 * does, so that a 1.x program polling for events works unchanged.
+		 * Not logged: it is no error for such a program.
+		 */
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return RPMA_E_NO_EVENT;
+			return RPMA_E_PROVIDER;
 		RPMA_LOG_PROVIDER(errno, "rdma_get_cm_event()");
 		return RPMA_E_PROVIDER;
 	}

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "cfg.h"
 #include "fault.h"
 #include "conn_cfg.h"
 
@@ -64,7 +65,7 @@ rpma_conn_cfg_set_timeout(struct rpma_conn_cfg *cfg, int timeout_ms)
 	if (cfg == NULL || timeout_ms < 0)
 		return RPMA_E_INVAL;
 
-	cfg->timeout_ms = timeout_ms;
+	CFG_STORE(cfg->timeout_ms, timeout_ms);
 	return 0;
 }
 
@@ -74,7 +75,7 @@ rpma_conn_cfg_get_timeout(const struct rpma_conn_cfg *cfg, int *timeout_ms)
 	if (cfg == NULL || timeout_ms == NULL)
 		return RPMA_E_INVAL;
 
-	*timeout_ms = cfg->timeout_ms;
+	*timeout_ms = CFG_LOAD(cfg->timeout_ms);
 	return 0;
 }
 
@@ -85,7 +86,7 @@ rpma_conn_cfg_set_##field(struct rpma_conn_cfg *cfg, uint32_t field) \
 { \
 	if (cfg == NULL) \
 		return RPMA_E_INVAL; \
-	cfg->field = field; \
+	CFG_STORE(cfg->field, field); \
 	return 0; \
 } \
 int \
@@ -93,13 +94,13 @@ rpma_conn_cfg_get_##field(const struct rpma_conn_cfg *cfg, uint32_t *field) \
 { \
 	if (cfg == NULL || field == NULL) \
 		return RPMA_E_INVAL; \
-	*field = cfg->field; \
+	*field = CFG_LOAD(cfg->field); \
 	return 0; \
 } \
 uint32_t \
 conn_cfg_##field(const struct rpma_conn_cfg *cfg) \
 { \
-	return cfg->field; \
+	return CFG_LOAD(cfg->field); \
 }
 
 QUEUE_SIZE_ACCESSORS(cq_size)
@@ -113,7 +114,7 @@ rpma_conn_cfg_set_compl_channel(struct rpma_conn_cfg *cfg, bool shared)
 	if (cfg == NULL)
 		return RPMA_E_INVAL;
 
-	cfg->shared_channel = shared;
+	CFG_STORE(cfg->shared_channel, shared);
 	return 0;
 }
 
@@ -123,7 +124,7 @@ rpma_conn_cfg_get_compl_channel(const struct rpma_conn_cfg *cfg, bool *shared)
 	if (cfg == NULL || shared == NULL)
 		return RPMA_E_INVAL;
 
-	*shared = cfg->shared_channel;
+	*shared = CFG_LOAD(cfg->shared_channel);
 	return 0;
 }
 
@@ -133,7 +134,7 @@ rpma_conn_cfg_set_srq(struct rpma_conn_cfg *cfg, struct rpma_srq *srq)
 	if (cfg == NULL)
 		return RPMA_E_INVAL;
 
-	cfg->srq = srq;
+	CFG_STORE(cfg->srq, srq);
 	return 0;
 }
 
@@ -143,24 +144,24 @@ rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq_ptr
 	if (cfg == NULL || srq_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	*srq_ptr = cfg->srq;
+	*srq_ptr = CFG_LOAD(cfg->srq);
 	return 0;
 }
 
 int
 conn_cfg_timeout(const struct rpma_conn_cfg *cfg)
 {
-	return cfg->timeout_ms;
+	return CFG_LOAD(cfg->timeout_ms);
 }
 
 bool
 conn_cfg_shared_channel(const struct rpma_conn_cfg *cfg)
 {
-	return cfg->shared_channel;
+	return CFG_LOAD(cfg->shared_channel);
 }
 
 struct rpma_srq *
 conn_cfg_srq(const struct rpma_conn_cfg *cfg)
 {
-	return cfg->srq;
+	return CFG_LOAD(cfg->srq);
 }

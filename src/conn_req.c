@@ -286,10 +286,17 @@ rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 {
 	struct rpma_conn *conn;
 
-	if (req_ptr == NULL || *req_ptr == NULL || conn_ptr == NULL)
+	if (req_ptr == NULL || *req_ptr == NULL)
 		return RPMA_E_INVAL;
-	if (pdata != NULL && (pdata->len == 0 || pdata->ptr == NULL))
+	/*
+	 * From here on the request is consumed on every failure, invalid
+	 * arguments included, as librpma 1.x documents and does: a 1.x program
+	 * never deletes a request it passed here.
+	 */
+	if (conn_ptr == NULL || (pdata != NULL && (pdata->len == 0 || pdata->ptr == NULL))) {
+		(void) rpma_conn_req_delete(req_ptr);
 		return RPMA_E_INVAL;
+	}
 
 	struct rpma_conn_req *req = *req_ptr;
 	struct rdma_cm_id *id = req->parts.id;

@@ -4,9 +4,13 @@
  *
  * Acknowledging events takes a mutex inside libibverbs, so events are
  * acknowledged in batches; ibv_destroy_cq() waits for every event to be
- * acknowledged, so cq_delete() acknowledges the rest first.
+ * acknowledged, so cq_delete() acknowledges the rest first. Several threads
+ * may wait on one CQ (as in librpma 1.x): the count of events not yet
+ * acknowledged is an atomic, and a batch is claimed whole by exchanging it
+ * with 0, so every event is acknowledged exactly once, without a lock.
  */
 
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "fault.h"
@@ -19,7 +23,7 @@ struct rpma_cq {
 	struct ibv_cq *ibv_cq;
 	struct ibv_comp_channel *channel;
 	bool own_channel;
-	unsigned unacked;
+	atomic_uint unacked;	/* events got and not yet acknowledged */
 };
 
 int
@@ -75,8 +79,9 @@ cq_delete(struct rpma_cq **cq_ptr)
 	if (cq == NULL)
 		return 0;
 
-	if (cq->unacked)
-		ibv_ack_cq_events(cq->ibv_cq, cq->unacked);
+	unsigned unacked = atomic_load(&cq->unacked);
+	if (unacked)
+		ibv_ack_cq_events(cq->ibv_cq, unacked);
 
 	int err = ibv_destroy_cq(cq->ibv_cq);
 	if (err) {
@@ -103,9 +108,12 @@ cq_ibv_cq(const struct rpma_cq *cq)
 int
 cq_event_got(struct rpma_cq *cq)
 {
-	if (++cq->unacked >= ACK_BATCH) {
-		ibv_ack_cq_events(cq->ibv_cq, cq->unacked);
-		cq->unacked = 0;
+	/* the event is counted before any thread can claim it for acknowledgement */
+	if (atomic_fetch_add_explicit(&cq->unacked, 1, memory_order_relaxed) + 1 >= ACK_BATCH) {
+		/* whoever exchanges first takes the batch; a late one takes what is left */
+		unsigned batch = atomic_exchange_explicit(&cq->unacked, 0, memory_order_relaxed);
+		if (batch)
+			ibv_ack_cq_events(cq->ibv_cq, batch);
 	}
 
 	int err = FI_ERR(ibv_req_notify_cq(cq->ibv_cq, 0), EIO);

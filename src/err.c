@@ -30,6 +30,6 @@ rpma_err_2str(int ret)
 	case RPMA_E_NOT_SHARED_CHNL:
 		return "Completion channel is not shared";
 	default:
-		return "Unknown error code";
+		return "Unknown error";
 	}
 }

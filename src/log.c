@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <syslog.h>
 
 #include "log.h"
@@ -48,8 +49,14 @@ default_function(enum rpma_log_level level, const char *file_name, const int lin
 		return;
 
 	va_start(ap, message_format);
-	vsnprintf(message, sizeof(message), message_format, ap);
+	int len = vsnprintf(message, sizeof(message), message_format, ap);
 	va_end(ap);
+	if (len < 0)
+		return;
+	/* the messages end with a newline (as 1.x's do); the lines below add their own */
+	size_t end = strlen(message);
+	if (end > 0 && message[end - 1] == '\n')
+		message[end - 1] = '\0';
 
 	if (level <= atomic_load(&thresholds[RPMA_LOG_THRESHOLD]))
 		syslog(syslog_priorities[level], "librpma %s: %s", level_names[level], message);
@@ -63,19 +70,12 @@ default_function(enum rpma_log_level level, const char *file_name, const int lin
 		fprintf(stderr, "librpma %s: %s\n", level_names[level], message);
 }
 
-void
-rpma_log_emit(enum rpma_log_level level, const char *file, int line, const char *func,
-		const char *fmt, ...)
+rpma_log_checked_function *
+rpma_log_function_current(void)
 {
-	char message[MESSAGE_MAX];
-	va_list ap;
-	rpma_log_function *function = atomic_load(&log_function);
-
-	va_start(ap, fmt);
-	vsnprintf(message, sizeof(message), fmt, ap);
-	va_end(ap);
-
-	function(level, file, line, func, "%s", message);
+	/* acquire: whatever the user set up before installing the function is seen */
+	return (rpma_log_checked_function *)atomic_load_explicit(&log_function,
+			memory_order_acquire);
 }
 
 static int

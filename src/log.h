@@ -15,14 +15,26 @@
 /* the main threshold, read without a lock */
 enum rpma_log_level rpma_log_threshold_main(void);
 
-/* hand one message to the current log function */
-void rpma_log_emit(enum rpma_log_level level, const char *file, int line, const char *func,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/*
+ * The log function as the modules call it: the format attribute makes the
+ * compiler check every message against its arguments.
+ */
+typedef void rpma_log_checked_function(enum rpma_log_level level, const char *file,
+		int line, const char *func, const char *fmt, ...)
+		__attribute__((format(printf, 5, 6)));
 
-#define RPMA_LOG(level, ...) \
+/* the current log function (the user's or the default one) */
+rpma_log_checked_function *rpma_log_function_current(void);
+
+/*
+ * As librpma 1.x does, the log function gets the message's own format and
+ * arguments, the format ending with a newline.
+ */
+#define RPMA_LOG(level, fmt, ...) \
 	do { \
 		if ((level) <= rpma_log_threshold_main()) \
-			rpma_log_emit((level), __FILE__, __LINE__, __func__, __VA_ARGS__); \
+			rpma_log_function_current()((level), __FILE__, __LINE__, __func__, \
+					fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
 #define RPMA_LOG_ERROR(...)	RPMA_LOG(RPMA_LOG_LEVEL_ERROR, __VA_ARGS__)

@@ -3,11 +3,14 @@
  * peer_cfg.c -- the configuration a peer announces about itself.
  *
  * Its descriptor is one byte: 1 when direct write to PMem is declared,
- * 0 when not. Anything else comes from a broken or hostile peer.
+ * 0 when not. As librpma 1.x does, a reader takes the first byte of a
+ * longer buffer (private data arrives padded) and any non-zero value as
+ * "declared": a byte of 2 claims nothing a byte of 1 does not.
  */
 
 #include <stdlib.h>
 
+#include "cfg.h"
 #include "fault.h"
 #include "log.h"
 #include "peer_cfg.h"
@@ -25,7 +28,7 @@ peer_cfg_alloc(bool direct_write_to_pmem, struct rpma_peer_cfg **pcfg_ptr)
 	if (pcfg == NULL)
 		return RPMA_E_NOMEM;
 
-	pcfg->direct_write_to_pmem = direct_write_to_pmem;
+	CFG_STORE(pcfg->direct_write_to_pmem, direct_write_to_pmem);
 	*pcfg_ptr = pcfg;
 	return 0;
 }
@@ -56,7 +59,7 @@ rpma_peer_cfg_set_direct_write_to_pmem(struct rpma_peer_cfg *pcfg, bool supporte
 	if (pcfg == NULL)
 		return RPMA_E_INVAL;
 
-	pcfg->direct_write_to_pmem = supported;
+	CFG_STORE(pcfg->direct_write_to_pmem, supported);
 	return 0;
 }
 
@@ -66,14 +69,14 @@ rpma_peer_cfg_get_direct_write_to_pmem(const struct rpma_peer_cfg *pcfg, bool *s
 	if (pcfg == NULL || supported == NULL)
 		return RPMA_E_INVAL;
 
-	*supported = pcfg->direct_write_to_pmem;
+	*supported = CFG_LOAD(pcfg->direct_write_to_pmem);
 	return 0;
 }
 
 bool
 peer_cfg_direct_write_to_pmem(const struct rpma_peer_cfg *pcfg)
 {
-	return pcfg->direct_write_to_pmem;
+	return CFG_LOAD(pcfg->direct_write_to_pmem);
 }
 
 int
@@ -82,7 +85,7 @@ rpma_peer_cfg_get_descriptor(const struct rpma_peer_cfg *pcfg, void *desc)
 	if (pcfg == NULL || desc == NULL)
 		return RPMA_E_INVAL;
 
-	*(uint8_t *)desc = pcfg->direct_write_to_pmem ? 1 : 0;
+	*(uint8_t *)desc = CFG_LOAD(pcfg->direct_write_to_pmem) ? 1 : 0;
 	return 0;
 }
 
@@ -103,17 +106,12 @@ rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size,
 	if (desc == NULL || pcfg_ptr == NULL)
 		return RPMA_E_INVAL;
 
-	if (desc_size != DESCRIPTOR_SIZE) {
+	if (desc_size < DESCRIPTOR_SIZE) {
 		RPMA_LOG_ERROR("peer configuration descriptor of %zu bytes, expected %d",
 				desc_size, DESCRIPTOR_SIZE);
 		return RPMA_E_INVAL;
 	}
 
 	uint8_t value = *(const uint8_t *)desc;
-	if (value > 1) {
-		RPMA_LOG_ERROR("peer configuration descriptor holds an unknown value 0x%x", value);
-		return RPMA_E_INVAL;
-	}
-
-	return peer_cfg_alloc(value == 1, pcfg_ptr);
+	return peer_cfg_alloc(value != 0, pcfg_ptr);
 }

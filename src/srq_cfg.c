@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "cfg.h"
 #include "fault.h"
 #include "srq_cfg.h"
 
@@ -54,7 +55,7 @@ rpma_srq_cfg_set_rq_size(struct rpma_srq_cfg *cfg, uint32_t rq_size)
 	if (cfg == NULL)
 		return RPMA_E_INVAL;
 
-	cfg->rq_size = rq_size;
+	CFG_STORE(cfg->rq_size, rq_size);
 	return 0;
 }
 
@@ -64,7 +65,7 @@ rpma_srq_cfg_get_rq_size(const struct rpma_srq_cfg *cfg, uint32_t *rq_size)
 	if (cfg == NULL || rq_size == NULL)
 		return RPMA_E_INVAL;
 
-	*rq_size = cfg->rq_size;
+	*rq_size = CFG_LOAD(cfg->rq_size);
 	return 0;
 }
 
@@ -74,7 +75,7 @@ rpma_srq_cfg_set_rcq_size(struct rpma_srq_cfg *cfg, uint32_t rcq_size)
 	if (cfg == NULL)
 		return RPMA_E_INVAL;
 
-	cfg->rcq_size = rcq_size;
+	CFG_STORE(cfg->rcq_size, rcq_size);
 	return 0;
 }
 
@@ -84,18 +85,18 @@ rpma_srq_cfg_get_rcq_size(const struct rpma_srq_cfg *cfg, uint32_t *rcq_size)
 	if (cfg == NULL || rcq_size == NULL)
 		return RPMA_E_INVAL;
 
-	*rcq_size = cfg->rcq_size;
+	*rcq_size = CFG_LOAD(cfg->rcq_size);
 	return 0;
 }
 
 uint32_t
 srq_cfg_rq_size(const struct rpma_srq_cfg *cfg)
 {
-	return cfg->rq_size;
+	return CFG_LOAD(cfg->rq_size);
 }
 
 uint32_t
 srq_cfg_rcq_size(const struct rpma_srq_cfg *cfg)
 {
-	return cfg->rcq_size;
+	return CFG_LOAD(cfg->rcq_size);
 }

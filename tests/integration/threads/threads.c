@@ -16,10 +16,17 @@
  *             shared peer, its own CQ waited for with rpma_cq_wait(); a
  *             server thread per connection waits on that connection's CQ
  *             and compares the slice the client wrote
- * all         both, one after the other (on PORT and PORT + 1)
+ * one_cq_wait one connection, NTHREADS threads each writing its slice in
+ *             ROUNDS writes, one at a time, every completion reaped by
+ *             whichever thread gets it: all of them wait on the one CQ with
+ *             rpma_cq_wait() at once (non-blocking channel, poll()), so the
+ *             acknowledgement count is shared; a lost or doubled count
+ *             would hang deleting the connection's CQ
+ * all         all three, one after the other (on PORT, PORT + 1, PORT + 2)
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -34,6 +41,7 @@
 #define NTHREADS	4
 #define SLICE		4096	/* bytes each thread writes */
 #define CHUNKS		8	/* writes per slice */
+#define ROUNDS		16	/* writes per slice, one at a time (one_cq_wait) */
 #define WAIT_MS		wait_ms()	/* any single wait */
 
 #define CHECK(cond, ...) do { \
@@ -258,12 +266,26 @@ struct one_conn {
 	struct rpma_mr_local *src;
 	atomic_uint done;		/* flushes completed, whoever polled them */
 	atomic_uint mine[NTHREADS];	/* per thread: its flush completed */
+	atomic_uint written[NTHREADS];	/* per thread: its writes completed (one_cq_wait) */
+	atomic_uint waits;		/* rpma_cq_wait calls that got an event */
 };
 
 struct one_conn_thread {
 	struct one_conn *oc;
 	unsigned index;
 };
+
+/* a successful completion of opcode, posted by one of the threads: which one */
+static struct one_conn_thread *
+wc_owner(const struct ibv_wc *wc, enum ibv_wc_opcode opcode)
+{
+	CHECK(wc->status == IBV_WC_SUCCESS, "completion failed: %s",
+			ibv_wc_status_str(wc->status));
+	CHECK(wc->opcode == opcode, "opcode %d, expected %d", wc->opcode, opcode);
+	struct one_conn_thread *owner = (struct one_conn_thread *)(uintptr_t)wc->wr_id;
+	CHECK(owner->index < NTHREADS, "completion of an unknown operation");
+	return owner;
+}
 
 /* Poll the shared CQ until every thread's flush has completed. */
 static void
@@ -281,11 +303,7 @@ one_conn_poll(struct one_conn *oc)
 			continue;
 		}
 		CHECK_RET(ret);
-		CHECK(wc.status == IBV_WC_SUCCESS, "completion failed: %s",
-				ibv_wc_status_str(wc.status));
-		CHECK(wc.opcode == IBV_WC_RDMA_READ, "opcode %d, expected a flush", wc.opcode);
-		struct one_conn_thread *owner = (struct one_conn_thread *)(uintptr_t)wc.wr_id;
-		CHECK(owner->index < NTHREADS, "completion of an unknown operation");
+		struct one_conn_thread *owner = wc_owner(&wc, IBV_WC_RDMA_READ);
 		CHECK(atomic_exchange(&oc->mine[owner->index], 1) == 0,
 				"flush of thread %u completed twice", owner->index);
 		atomic_fetch_add(&oc->done, 1);
@@ -311,8 +329,58 @@ one_conn_writer(void *arg)
 	return NULL;
 }
 
+/*
+ * Reap one completion of the shared CQ or, when there is none, wait for the
+ * channel and take its event with rpma_cq_wait(), which another thread may
+ * have taken first (RPMA_E_NO_COMPLETION on the non-blocking channel).
+ */
 static void
-one_conn_client(struct rpma_peer *peer, const char *port)
+one_cq_wait_reap(struct one_conn *oc, int fd, time_t deadline)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct ibv_wc wc;
+
+	int ret = rpma_cq_get_wc(oc->cq, 1, &wc, NULL);
+	if (ret == 0) {
+		atomic_fetch_add(&oc->written[wc_owner(&wc, IBV_WC_RDMA_WRITE)->index], 1);
+		return;
+	}
+	CHECK(ret == RPMA_E_NO_COMPLETION, "rpma_cq_get_wc returned %d", ret);
+	CHECK(time(NULL) < deadline, "write completions missing");
+	if (poll(&pfd, 1, 10) != 1)
+		return;
+	ret = rpma_cq_wait(oc->cq);
+	CHECK(ret == 0 || ret == RPMA_E_NO_COMPLETION, "rpma_cq_wait returned %d (%s)", ret,
+			rpma_err_2str(ret));
+	if (ret == 0)
+		atomic_fetch_add(&oc->waits, 1);
+}
+
+/* write the slice one chunk at a time; reap completions until this one's came */
+static void *
+one_cq_wait_writer(void *arg)
+{
+	struct one_conn_thread *t = arg;
+	struct one_conn *oc = t->oc;
+	size_t base = t->index * SLICE;
+	size_t chunk = SLICE / ROUNDS;
+	time_t deadline = time(NULL) + WAIT_MS / 1000;
+	int fd;
+
+	CHECK_RET(rpma_cq_get_fd(oc->cq, &fd));
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		CHECK_RET(rpma_write(oc->conn, oc->dst, base + r * chunk, oc->src,
+				base + r * chunk, chunk, RPMA_F_COMPLETION_ALWAYS, t));
+		while (atomic_load(&oc->written[t->index]) <= r)
+			one_cq_wait_reap(oc, fd, deadline);
+	}
+	CHECK(atomic_load(&oc->written[t->index]) == ROUNDS, "thread %u: %u writes completed",
+			t->index, atomic_load(&oc->written[t->index]));
+	return NULL;
+}
+
+static void
+one_conn_client(struct rpma_peer *peer, const char *port, void *(*writer)(void *))
 {
 	struct one_conn oc = { 0 };
 	struct one_conn_thread threads[NTHREADS];
@@ -332,6 +400,12 @@ one_conn_client(struct rpma_peer *peer, const char *port)
 	oc.conn = client_connect(peer, port, cfg, NULL);
 	oc.dst = remote_mr_take(oc.conn);
 	CHECK_RET(rpma_conn_get_cq(oc.conn, &oc.cq));
+	if (writer == one_cq_wait_writer) {
+		int fd, flags;
+		CHECK_RET(rpma_cq_get_fd(oc.cq, &fd));
+		flags = fcntl(fd, F_GETFL);
+		CHECK(flags >= 0 && fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0, "fcntl failed");
+	}
 
 	/*
 	 * All filled before any thread starts: a thread may read another's entry
@@ -340,10 +414,13 @@ one_conn_client(struct rpma_peer *peer, const char *port)
 	for (unsigned t = 0; t < NTHREADS; t++)
 		threads[t] = (struct one_conn_thread){ .oc = &oc, .index = t };
 	for (unsigned t = 0; t < NTHREADS; t++)
-		CHECK(pthread_create(&tids[t], NULL, one_conn_writer, &threads[t]) == 0,
+		CHECK(pthread_create(&tids[t], NULL, writer, &threads[t]) == 0,
 				"pthread_create failed");
 	for (unsigned t = 0; t < NTHREADS; t++)
 		CHECK(pthread_join(tids[t], NULL) == 0, "pthread_join failed");
+
+	if (writer == one_cq_wait_writer)
+		CHECK(atomic_load(&oc.waits) > 0, "no thread got an event from rpma_cq_wait");
 
 	/* an empty message tells the server that every slice is in place */
 	CHECK_RET(rpma_send(oc.conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, &oc));
@@ -493,7 +570,7 @@ scenario(const char *name, const char *port)
 {
 	struct server_args sa;
 	pthread_t server;
-	bool one = strcmp(name, "one_conn") == 0;
+	bool one = strcmp(name, "many_conns") != 0;
 
 	/*
 	 * Everything the threads share is created here, before they start:
@@ -506,7 +583,8 @@ scenario(const char *name, const char *port)
 	CHECK(pthread_create(&server, NULL, one ? one_conn_server : many_conns_server, &sa) == 0,
 			"pthread_create failed");
 	if (one) {
-		one_conn_client(client_peer, port);
+		one_conn_client(client_peer, port, strcmp(name, "one_conn") == 0 ?
+				one_conn_writer : one_cq_wait_writer);
 	} else {
 		struct many_client mc[NTHREADS];
 		pthread_t tids[NTHREADS];
@@ -529,9 +607,15 @@ scenario(const char *name, const char *port)
 int
 main(int argc, char *argv[])
 {
-	if (argc != 3 || (strcmp(argv[1], "one_conn") && strcmp(argv[1], "many_conns") &&
-			strcmp(argv[1], "all"))) {
-		fprintf(stderr, "usage: %s one_conn|many_conns|all PORT\n", argv[0]);
+	static const char *const names[] = { "one_conn", "many_conns", "one_cq_wait" };
+	int n = sizeof(names) / sizeof(names[0]);
+	int which = -1;	/* all */
+
+	for (int i = 0; argc == 3 && i < n; i++)
+		if (strcmp(argv[1], names[i]) == 0)
+			which = i;
+	if (argc != 3 || (which < 0 && strcmp(argv[1], "all") != 0)) {
+		fprintf(stderr, "usage: %s one_conn|many_conns|one_cq_wait|all PORT\n", argv[0]);
 		return 2;
 	}
 	Addr = getenv("RPMA_TEST_IP");
@@ -541,13 +625,12 @@ main(int argc, char *argv[])
 		return 125;
 	}
 
-	if (strcmp(argv[1], "all") == 0) {
-		char next[16];
-		snprintf(next, sizeof(next), "%d", atoi(argv[2]) + 1);
-		scenario("one_conn", argv[2]);
-		scenario("many_conns", next);
-	} else {
-		scenario(argv[1], argv[2]);
+	for (int i = 0; i < n; i++) {
+		if (which >= 0 && i != which)
+			continue;
+		char port[16];
+		snprintf(port, sizeof(port), "%d", atoi(argv[2]) + (which < 0 ? i : 0));
+		scenario(names[i], port);
 	}
 	return 0;
 }

@@ -287,21 +287,29 @@ test_conn_req_connect__invalid(void **state)
 {
 	(void) state;
 	struct rpma_peer *peer = fx_peer();
-	struct rpma_conn_req *req = fx_conn_req(peer, NULL);
 	struct rpma_conn_req *none = NULL;
 	struct rpma_conn *conn = (struct rpma_conn *)0x1;
 	struct rpma_conn_private_data empty = {"x", 0}, null_ptr = {NULL, 4};
 
+	/* no request: nothing to consume */
 	assert_int_equal(rpma_conn_req_connect(NULL, NULL, &conn), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_connect(&none, NULL, &conn), RPMA_E_INVAL);
+
+	/* as librpma 1.x: a request is consumed by a failure, invalid arguments included */
+	struct rpma_conn_req *req = fx_conn_req(peer, NULL);
+	mock_calls_reset();
 	assert_int_equal(rpma_conn_req_connect(&req, NULL, NULL), RPMA_E_INVAL);
+	assert_null(req);
+	assert_int_equal(CALLS(rdma_destroy_id), 1);
+	req = fx_conn_req(peer, NULL);
 	assert_int_equal(rpma_conn_req_connect(&req, &empty, &conn), RPMA_E_INVAL);
+	assert_null(req);
+	req = fx_conn_req(peer, NULL);
 	assert_int_equal(rpma_conn_req_connect(&req, &null_ptr, &conn), RPMA_E_INVAL);
-	/* the request is left to the caller */
-	assert_non_null(req);
+	assert_null(req);
 	assert_ptr_equal(conn, (struct rpma_conn *)0x1);
 	assert_int_equal(CALLS(rdma_connect), 0);
-	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(CALLS(rdma_destroy_id), 3);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 

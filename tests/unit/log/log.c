@@ -13,6 +13,7 @@ static struct {
 	const char *file;
 	int line;
 	const char *func;
+	const char *fmt;
 	char msg[2048];
 } got;
 
@@ -27,6 +28,7 @@ log_to_test(enum rpma_log_level level, const char *file_name, const int line_no,
 	got.file = file_name;
 	got.line = line_no;
 	got.func = function_name;
+	got.fmt = message_format;
 	va_start(ap, message_format);
 	vsnprintf(got.msg, sizeof(got.msg), message_format, ap);
 	va_end(ap);
@@ -95,7 +97,7 @@ test_log_threshold__filters(void **state)
 	RPMA_LOG_WARNING("warned %d", 42);
 	assert_int_equal(got.calls, 1);
 	assert_int_equal(got.level, RPMA_LOG_LEVEL_WARNING);
-	assert_string_equal(got.msg, "warned 42");
+	assert_string_equal(got.msg, "warned 42\n");
 	RPMA_LOG_ERROR("an error");
 	assert_int_equal(got.calls, 2);
 	assert_int_equal(got.level, RPMA_LOG_LEVEL_ERROR);
@@ -103,7 +105,7 @@ test_log_threshold__filters(void **state)
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_INFO), 0);
 	RPMA_LOG_INFO("now %s", "yes");
 	assert_int_equal(got.calls, 3);
-	assert_string_equal(got.msg, "now yes");
+	assert_string_equal(got.msg, "now yes\n");
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED), 0);
 	RPMA_LOG_ERROR("dropped");
 	assert_int_equal(got.calls, 3);
@@ -137,8 +139,21 @@ test_log_provider__errno(void **state)
 	assert_non_null(strstr(got.msg, strerror(ENOMEM)));
 }
 
+/* as in librpma 1.x: the message's own format, ending with a newline, and its arguments */
 static void
-test_log_message__truncated(void **state)
+test_log_function__format(void **state)
+{
+	(void) state;
+
+	RPMA_LOG_WARNING("%s of %d", "one", 2);
+	assert_int_equal(got.calls, 1);
+	assert_string_equal(got.fmt, "%s of %d\n");
+	assert_string_equal(got.msg, "one of 2\n");
+}
+
+/* the library does not cut a message short: the user's function gets it whole */
+static void
+test_log_message__long(void **state)
 {
 	(void) state;
 	char longer[1500];
@@ -147,8 +162,8 @@ test_log_message__truncated(void **state)
 	longer[sizeof(longer) - 1] = '\0';
 	RPMA_LOG_ERROR("%s", longer);
 	assert_int_equal(got.calls, 1);
-	assert_true(strlen(got.msg) < 1024);
-	assert_true(strlen(got.msg) > 1000);
+	assert_int_equal(strlen(got.msg), sizeof(longer));
+	assert_int_equal(got.msg[sizeof(longer) - 1], '\n');
 }
 
 /* the default function writes to stderr up to the auxiliary threshold */
@@ -178,7 +193,9 @@ test_log_default__stderr(void **state)
 	size_t n = fread(out, 1, sizeof(out) - 1, tmp);
 	fclose(tmp);
 	assert_true(n > 0);
-	assert_non_null(strstr(out, "on stderr 7"));
+	/* one line per message: the message's newline is not doubled */
+	assert_non_null(strstr(out, "on stderr 7\n"));
+	assert_null(strstr(out, "\n\n"));
 	assert_non_null(strstr(out, "WARNING"));
 	assert_null(strstr(out, "not on stderr"));
 	assert_int_equal(got.calls, 0);	/* the test's function was replaced */
@@ -194,7 +211,8 @@ main(void)
 		LTEST(test_log_threshold__filters),
 		LTEST(test_log_function__location),
 		LTEST(test_log_provider__errno),
-		LTEST(test_log_message__truncated),
+		LTEST(test_log_function__format),
+		LTEST(test_log_message__long),
 		LTEST(test_log_default__stderr),
 	};
 	return RUN(tests);

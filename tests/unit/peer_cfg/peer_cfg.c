@@ -89,18 +89,34 @@ test_peer_cfg_from_descriptor__invalid(void **state)
 	(void) state;
 	struct rpma_peer_cfg *pcfg = (struct rpma_peer_cfg *)0x1;
 	uint8_t desc[2] = {1, 0};
-	uint8_t bad = 2;
 
 	assert_int_equal(rpma_peer_cfg_from_descriptor(NULL, 1, &pcfg), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(desc, 1, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(desc, 0, &pcfg), RPMA_E_INVAL);
-	assert_int_equal(rpma_peer_cfg_from_descriptor(desc, 2, &pcfg), RPMA_E_INVAL);
-	/* a value no peer writes */
-	assert_int_equal(rpma_peer_cfg_from_descriptor(&bad, 1, &pcfg), RPMA_E_INVAL);
 	assert_ptr_equal(pcfg, (struct rpma_peer_cfg *)0x1);
 	MOCK_FAIL(malloc, 0, 0);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(desc, 1, &pcfg), RPMA_E_NOMEM);
 	assert_ptr_equal(pcfg, (struct rpma_peer_cfg *)0x1);
+}
+
+/* as in librpma 1.x: a padded buffer is read by its first byte, any non-zero is "declared" */
+static void
+test_peer_cfg_from_descriptor__as_1x(void **state)
+{
+	(void) state;
+	static const uint8_t values[] = {0, 1, 2, 0xff};
+	struct rpma_peer_cfg *pcfg;
+	bool supported;
+
+	for (size_t i = 0; i < sizeof(values); i++) {
+		uint8_t desc[8] = {values[i]};
+		for (size_t size = 1; size <= sizeof(desc); size += 7) {
+			assert_int_equal(rpma_peer_cfg_from_descriptor(desc, size, &pcfg), 0);
+			assert_int_equal(rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported), 0);
+			assert_int_equal(supported, values[i] != 0);
+			assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
+		}
+	}
 }
 
 int
@@ -111,6 +127,7 @@ main(void)
 		TEST(test_peer_cfg_direct_write__all),
 		TEST(test_peer_cfg_descriptor__round_trip),
 		TEST(test_peer_cfg_from_descriptor__invalid),
+		TEST(test_peer_cfg_from_descriptor__as_1x),
 	};
 	return RUN(tests);
 }
