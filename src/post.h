@@ -40,6 +40,14 @@ int post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst,
 int post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst,
 		size_t dst_offset, const char src[8], int flags, const void *op_context);
 
+/*
+ * Post a native FLUSH of dst[dst_offset, +len) with placement place
+ * (PEER_FLUSH_*) through the extended QP (non-NULL only where supported),
+ * after checking that range.
+ */
+int post_flush(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
+		size_t len, unsigned place, int flags, const void *op_context);
+
 static inline int
 post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
