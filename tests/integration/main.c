@@ -21,6 +21,7 @@ struct test {
 static const struct test tests[] = {
 	PAIR(connect_pdata),
 	PAIR(write_flush),
+	PAIR(flush_types),
 	PAIR(read),
 	PAIR(bulk),
 	PAIR(atomic_write),

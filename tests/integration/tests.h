@@ -8,6 +8,7 @@
 
 TEST_PAIR(connect_pdata)
 TEST_PAIR(write_flush)
+TEST_PAIR(flush_types)
 TEST_PAIR(read)
 TEST_PAIR(bulk)
 TEST_PAIR(atomic_write)
