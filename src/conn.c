@@ -51,7 +51,7 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
 #endif
 #ifdef HAVE_IBV_FLUSH
-	/* decided once here: a flush then tests one byte of the region's */
+	/* decided once here: a flush then ANDs this with a byte of its region (mr.c) */
 	if (peer_native_flush(parts->peer)) {
 		conn->flush_qpx = ibv_qp_to_qp_ex(conn->qp);
 		conn->flush_place = conn->flush_qpx ? peer_native_flush(parts->peer) : 0;
