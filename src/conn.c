@@ -402,10 +402,12 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 			!(conn->flush_types & dst->flush_types & (1u << type))))
 		return flush_refused(conn, dst, type);
 
+#ifdef HAVE_IBV_FLUSH
 	/* native where the device posts the placement the region was given (mr.c) */
 	unsigned place = dst->flush_place[type] & conn->flush_place;
 	if (place)
 		return post_flush(conn->flush_qpx, dst, dst_offset, len, place, flags, op_context);
+#endif
 	return post_read_within(conn->qp, conn->flush_dst, dst, dst_offset, len, flags,
 			op_context);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * post.c -- the parts of the data path kept out of line: failures, requests
- * that move nothing, the 8-byte atomic writes and the native FLUSH.
+ * that move nothing, and the 8-byte atomic writes.
  */
 
 #include <string.h>
@@ -60,24 +60,6 @@ post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst, size_t d
 	return post_send_wr(qp, &wr);
 }
 
-#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
-/* a request on the extended QP: open it, then (after its ibv_wr_*()) post it */
-static inline void
-qpx_start(struct ibv_qp_ex *qpx, int flags, const void *op_context)
-{
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = (unsigned)flags & POST_SIGNALED;
-}
-
-static inline int
-qpx_complete(struct ibv_qp_ex *qpx)
-{
-	int err = FI_ERR(ibv_wr_complete(qpx), ENOMEM);
-	return err == 0 ? 0 : post_failed(err, "ibv_wr_complete()");
-}
-#endif
-
 int
 post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
 		const char src[8], int flags, const void *op_context)
@@ -86,38 +68,14 @@ post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_
 	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
 		return RPMA_E_INVAL;
 
-	qpx_start(qpx, flags, op_context);
+	post_qpx_start(qpx, flags, op_context);
 	ibv_wr_atomic_write(qpx, dst->rkey, dst->addr + dst_offset, src);
-	return qpx_complete(qpx);
+	return post_qpx_complete(qpx);
 #else
 	(void) qpx;
 	(void) dst;
 	(void) dst_offset;
 	(void) src;
-	(void) flags;
-	(void) op_context;
-	return RPMA_E_NOSUPP;
-#endif
-}
-
-int
-post_flush(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
-		size_t len, unsigned place, int flags, const void *op_context)
-{
-#ifdef HAVE_IBV_FLUSH
-	if (unlikely(!mr_range_ok(dst_offset, len, dst->size)))
-		return RPMA_E_INVAL;
-
-	qpx_start(qpx, flags, op_context);
-	ibv_wr_flush(qpx, dst->rkey, dst->addr + dst_offset, len, (uint8_t)place,
-			IBV_FLUSH_RANGE);
-	return qpx_complete(qpx);
-#else
-	(void) qpx;
-	(void) dst;
-	(void) dst_offset;
-	(void) len;
-	(void) place;
 	(void) flags;
 	(void) op_context;
 	return RPMA_E_NOSUPP;
