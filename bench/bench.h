@@ -25,6 +25,7 @@ enum workload {
 	WL_READ,	/* one-sided read */
 	WL_ATOMIC,	/* 8-byte atomic write */
 	WL_SENDRECV,	/* send/recv ping-pong */
+	WL_APM_READ,	/* WL_APM on a region the client may read: a read-after-write flush */
 	WL_COUNT
 };
 
@@ -132,10 +133,22 @@ struct xport {
 extern const struct xport xport_lib;
 extern const struct xport xport_raw;
 
-/* the device capability bit of the kernel ABI (rdma-core 44 names it not) */
+/* the device capability bits of the kernel ABI (rdma-core 44 names them not) */
+#define BENCH_CAP_FLUSH_GLOBAL (1ULL << 38)
+#define BENCH_CAP_FLUSH_PERSISTENT (1ULL << 39)
 #define BENCH_CAP_ATOMIC_WRITE (1ULL << 40)
 
+/* FLUSH placement types and a region's rights (rdma-core 45+: IBV_FLUSH_*, IBV_ACCESS_FLUSH_*) */
+#define BENCH_FLUSH_GLOBAL 1u
+#define BENCH_FLUSH_PERSISTENT 2u
+#define BENCH_ACCESS_FLUSH_GLOBAL (1 << 8)
+#define BENCH_ACCESS_FLUSH_PERSISTENT (1 << 9)
+
 bool device_native_atomic_write(struct ibv_context *ctx);
+/* the FLUSH placement types (BENCH_FLUSH_*) the device serves */
+unsigned device_flush_caps(struct ibv_context *ctx);
+/* ... and those this build can post (0 without ibv_wr_flush) */
+unsigned device_native_flush(struct ibv_context *ctx);
 
 /* check a client's hello (private data) against the server's memory */
 int hello_parse(const void *pd, size_t len, const struct bench_mem *mem, struct hello *hello);

@@ -99,6 +99,7 @@ post_op(struct engine *e)
 		ret = ops->write(e->c, off, off, e->size, true);
 		break;
 	case WL_APM:
+	case WL_APM_READ:
 		e->calls[CALL_WRITE]++;
 		e->calls[CALL_FLUSH]++;
 		ret = ops->write(e->c, off, off, e->size, false);
@@ -321,7 +322,7 @@ run_one(struct client *cl, enum mode m, enum workload wl, size_t size, bool lat,
 
 	if (x->connect(cl->ctx[m], o->addr, cl->ports[m], &hello, &e.c))
 		return -1;
-	a->flush = wl == WL_APM ? x->flush_kind(e.c) : "-";
+	a->flush = (wl == WL_APM || wl == WL_APM_READ) ? x->flush_kind(e.c) : "-";
 	a->atomic = wl == WL_ATOMIC ? (x->native_atomic(e.c) ? "native" : "fallback") : "-";
 	for (uint32_t i = 0; e.two_sided && i < qd; i++) {
 		e.calls[CALL_RECV]++;

@@ -21,6 +21,7 @@ static const char *const workload_names[WL_COUNT] = {
 	[WL_READ] = "read",
 	[WL_ATOMIC] = "atomic-write",
 	[WL_SENDRECV] = "send-recv",
+	[WL_APM_READ] = "write+flush-apm-read",
 };
 
 const char *
@@ -38,6 +39,8 @@ workload_from_name(const char *name)
 	/* short aliases */
 	if (strcmp(name, "apm") == 0)
 		return WL_APM;
+	if (strcmp(name, "apm-read") == 0)
+		return WL_APM_READ;
 	if (strcmp(name, "gpspm") == 0)
 		return WL_GPSPM;
 	if (strcmp(name, "atomic") == 0)
@@ -65,6 +68,29 @@ device_native_atomic_write(struct ibv_context *ctx)
 #else
 	(void) ctx;
 	return false;
+#endif
+}
+
+unsigned
+device_flush_caps(struct ibv_context *ctx)
+{
+	struct ibv_device_attr_ex attr;
+
+	if (ibv_query_device_ex(ctx, NULL, &attr))
+		return 0;
+	return ((attr.device_cap_flags_ex & BENCH_CAP_FLUSH_GLOBAL) ? BENCH_FLUSH_GLOBAL : 0) |
+		((attr.device_cap_flags_ex & BENCH_CAP_FLUSH_PERSISTENT) ?
+			BENCH_FLUSH_PERSISTENT : 0);
+}
+
+unsigned
+device_native_flush(struct ibv_context *ctx)
+{
+#ifdef HAVE_IBV_FLUSH
+	return device_flush_caps(ctx);
+#else
+	(void) ctx;
+	return 0;
 #endif
 }
 

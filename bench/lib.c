@@ -19,9 +19,12 @@ struct lib_ctx {
 	struct rpma_conn_cfg *cfg;
 	struct bench_mem *mem;
 	bool native_atomic;
+	unsigned native_flush;		/* placement types this build posts on the device */
 	/* server only */
 	struct rpma_ep *ep;
 	struct rpma_peer_cfg *pcfg;
+	/* the data again, without READ_SRC: a client flushes it natively where it can */
+	struct rpma_mr_local *flush_mr;
 };
 
 /* the hot fields first */
@@ -33,6 +36,8 @@ struct lib_conn {
 	struct rpma_mr_remote *rmr;
 	enum rpma_flush_type ftype;
 	bool native_atomic;
+	bool native_flush;	/* the flush is a native FLUSH (librpma(7) says when) */
+	unsigned native_flush_caps;
 };
 
 /* what the server's accept carries back: the descriptors */
@@ -40,6 +45,7 @@ struct lib_reply {
 	uint8_t mr_desc_size;
 	uint8_t pcfg_desc_size;
 	uint8_t native_atomic;
+	uint8_t flush_native;	/* the region has no READ_SRC: flushed natively where possible */
 	uint8_t desc[64];
 };
 
@@ -142,6 +148,7 @@ ctx_new(const char *addr, enum rpma_util_ibv_context_type type, struct bench_mem
 		goto err_free;
 	}
 	ctx->native_atomic = device_native_atomic_write(ibv_ctx);
+	ctx->native_flush = device_native_flush(ibv_ctx);
 	if ((ret = rpma_peer_new(ibv_ctx, &ctx->peer))) {
 		failed("rpma_peer_new()", ret);
 		goto err_free;
@@ -191,6 +198,8 @@ lib_close(void **ctx_ptr)
 		failed("rpma_peer_cfg_delete()", ret);
 	if ((ret = rpma_conn_cfg_delete(&ctx->cfg)))
 		failed("rpma_conn_cfg_delete()", ret);
+	if (ctx->flush_mr && (ret = rpma_mr_dereg(&ctx->flush_mr)))
+		failed("rpma_mr_dereg()", ret);
 	if ((ret = rpma_mr_dereg(&ctx->msg_mr)))
 		failed("rpma_mr_dereg()", ret);
 	if ((ret = rpma_mr_dereg(&ctx->data_mr)))
@@ -226,6 +235,7 @@ conn_alloc(struct lib_ctx *ctx)
 	lc->data_mr = ctx->data_mr;
 	lc->msg_mr = ctx->msg_mr;
 	lc->native_atomic = ctx->native_atomic;
+	lc->native_flush_caps = ctx->native_flush;
 	return lc;
 }
 
@@ -299,6 +309,10 @@ apply_reply(struct lib_conn *lc)
 	/* persistent where the server allows it, visible otherwise */
 	lc->ftype = (direct && (flush_types & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) ?
 			RPMA_FLUSH_TYPE_PERSISTENT : RPMA_FLUSH_TYPE_VISIBILITY;
+	/* the server sends a region without READ_SRC for apm only (make_reply()) */
+	lc->native_flush = reply.flush_native && (lc->native_flush_caps &
+			(lc->ftype == RPMA_FLUSH_TYPE_PERSISTENT ?
+			BENCH_FLUSH_PERSISTENT : BENCH_FLUSH_GLOBAL));
 	return 0;
 }
 
@@ -356,6 +370,11 @@ lib_server_open(const char *addr, const char *port, struct bench_mem *mem, void 
 	if (ctx_new(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, mem, usage, &ctx))
 		return -1;
 	*ctx_ptr = ctx;
+	if ((ret = rpma_mr_reg(ctx->peer, mem->data, mem->data_size,
+			usage & ~RPMA_MR_USAGE_READ_SRC, &ctx->flush_mr))) {
+		failed("rpma_mr_reg(data, flush)", ret);
+		goto err_close;
+	}
 	if ((ret = rpma_peer_cfg_new(&ctx->pcfg)) ||
 			(ret = rpma_peer_cfg_set_direct_write_to_pmem(ctx->pcfg, mem->pmem))) {
 		failed("rpma_peer_cfg_*()", ret);
@@ -376,24 +395,27 @@ err_close:
 	return -1;
 }
 
+/* apm gets the region a client flushes natively where it can, the rest READ_SRC's */
 static int
-make_reply(struct lib_ctx *ctx, struct lib_reply *reply)
+make_reply(struct lib_ctx *ctx, enum workload wl, struct lib_reply *reply)
 {
+	const struct rpma_mr_local *mr = wl == WL_APM ? ctx->flush_mr : ctx->data_mr;
 	size_t mr_size, pcfg_size;
 	int ret;
 
 	memset(reply, 0, sizeof(*reply));
-	if ((ret = rpma_mr_get_descriptor_size(ctx->data_mr, &mr_size)) ||
+	if ((ret = rpma_mr_get_descriptor_size(mr, &mr_size)) ||
 			(ret = rpma_peer_cfg_get_descriptor_size(ctx->pcfg, &pcfg_size)))
 		return failed("rpma_*_get_descriptor_size()", ret);
 	if (mr_size + pcfg_size > sizeof(reply->desc))
 		return -1;
-	if ((ret = rpma_mr_get_descriptor(ctx->data_mr, reply->desc)) ||
+	if ((ret = rpma_mr_get_descriptor(mr, reply->desc)) ||
 			(ret = rpma_peer_cfg_get_descriptor(ctx->pcfg, reply->desc + mr_size)))
 		return failed("rpma_*_get_descriptor()", ret);
 	reply->mr_desc_size = (uint8_t)mr_size;
 	reply->pcfg_desc_size = (uint8_t)pcfg_size;
 	reply->native_atomic = ctx->native_atomic;
+	reply->flush_native = wl == WL_APM;
 	return 0;
 }
 
@@ -414,7 +436,8 @@ lib_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 		goto err_free;
 	}
 	if ((ret = rpma_conn_req_get_private_data(req, &pd)) ||
-			hello_parse(pd.ptr, pd.len, ctx->mem, hello) || make_reply(ctx, &reply))
+			hello_parse(pd.ptr, pd.len, ctx->mem, hello) ||
+			make_reply(ctx, (enum workload)hello->workload, &reply))
 		goto err_reject;
 	for (uint32_t i = 0; workload_messaging(hello->workload) && i < hello->depth + 2; i++) {
 		ret = rpma_conn_req_recv(req, ctx->msg_mr, i * ctx->mem->msg_size,
@@ -480,7 +503,13 @@ lib_any_disconnect(struct xconn **conn_ptr)
 static const char *
 lib_flush_kind(const struct xconn *c)
 {
-	return LC(c)->ftype == RPMA_FLUSH_TYPE_PERSISTENT ? "persistent" : "visibility";
+	static const char *const kind[2][2] = {
+		{"visibility/read-after-write", "visibility/native"},
+		{"persistent/read-after-write", "persistent/native"},
+	};
+	const struct lib_conn *lc = LC(c);
+
+	return kind[lc->ftype == RPMA_FLUSH_TYPE_PERSISTENT][lc->native_flush];
 }
 
 static bool

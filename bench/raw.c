@@ -5,7 +5,9 @@
  * with what librpma sets up reproduced: the same QP capabilities (and the
  * extended QP where ATOMIC WRITE is native), the same CQ on a completion
  * channel, the same connection parameters, the same memory, and the flush
- * done the way librpma does it (an 8-byte RDMA read after the writes).
+ * done the way librpma does it: a native FLUSH where both this build and the
+ * device have it and the workload is apm, an 8-byte RDMA read after the
+ * writes otherwise.
  */
 
 #include <errno.h>
@@ -31,6 +33,8 @@ struct raw_ctx {
 	char flush_buf[FLUSH_BUF];
 	struct bench_mem *mem;
 	bool native_atomic;
+	unsigned flush_caps;	/* BENCH_FLUSH_* the device serves */
+	unsigned native_flush;	/* ... and this build posts */
 };
 
 /* the hot fields first */
@@ -48,6 +52,7 @@ struct raw_conn {
 	uint32_t msg_lkey;
 	uint32_t flush_lkey;
 	bool native_atomic;
+	unsigned flush_place;	/* a native FLUSH of this placement, or 0: a read */
 	/* set-up */
 	struct rdma_cm_id *id;
 	struct rdma_event_channel *ch;	/* the client's own; a server's is the listener's */
@@ -60,6 +65,7 @@ struct raw_reply {
 	uint64_t size;
 	uint32_t rkey;
 	uint32_t native_atomic;
+	uint32_t flush_place;	/* the placement the region serves for this workload, or 0 */
 };
 
 #define RC(c) ((struct raw_conn *)(void *)(c))
@@ -112,12 +118,22 @@ raw_read(struct xconn *c, size_t loff, size_t roff, size_t len)
 	return raw_rdma(RC(c), IBV_WR_RDMA_READ, loff, roff, len, IBV_SEND_SIGNALED);
 }
 
-/* what rpma_flush() does: read a few bytes of the flushed range */
+/* what rpma_flush() does: a native FLUSH of the range, or a read of a few of its bytes */
 static int
 raw_flush(struct xconn *c, size_t roff, size_t len)
 {
 	struct raw_conn *rc = RC(c);
+#ifdef HAVE_IBV_FLUSH
+	if (rc->flush_place) {
+		ibv_wr_start(rc->qpx);
+		rc->qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_flush(rc->qpx, rc->rkey, rc->raddr + roff, len, (uint8_t)rc->flush_place,
+				IBV_FLUSH_RANGE);
+		return ibv_wr_complete(rc->qpx);
+	}
+#else
 	(void) len;
+#endif
 	uint64_t off = roff <= rc->rsize - FLUSH_BUF ? roff : rc->rsize - FLUSH_BUF;
 	struct ibv_sge sge = {
 		.addr = (uint64_t)(uintptr_t)rc->flush_buf,
@@ -222,10 +238,19 @@ reg_memory(struct raw_ctx *ctx, struct ibv_context *verbs, int data_access)
 	struct bench_mem *mem = ctx->mem;
 
 	ctx->native_atomic = device_native_atomic_write(verbs);
+	ctx->flush_caps = device_flush_caps(verbs);
+	ctx->native_flush = device_native_flush(verbs);
 	ctx->pd = ibv_alloc_pd(verbs);
 	if (ctx->pd == NULL)
 		return failed("ibv_alloc_pd()");
 	ctx->data_mr = ibv_reg_mr(ctx->pd, mem->data, mem->data_size, data_access);
+	/* as librpma: without the persistent-flush right where refused (DRAM), then without any */
+	if (ctx->data_mr == NULL && (data_access & BENCH_ACCESS_FLUSH_PERSISTENT))
+		ctx->data_mr = ibv_reg_mr(ctx->pd, mem->data, mem->data_size,
+				data_access & ~BENCH_ACCESS_FLUSH_PERSISTENT);
+	if (ctx->data_mr == NULL && (data_access & BENCH_ACCESS_FLUSH_GLOBAL))
+		ctx->data_mr = ibv_reg_mr(ctx->pd, mem->data, mem->data_size,
+				data_access & ~(BENCH_ACCESS_FLUSH_GLOBAL | BENCH_ACCESS_FLUSH_PERSISTENT));
 	if (ctx->data_mr == NULL)
 		return failed("ibv_reg_mr(data)");
 	ctx->msg_mr = ibv_reg_mr(ctx->pd, mem->msg, mem->msg_size * mem->msg_slots,
@@ -323,19 +348,25 @@ create_queues(struct raw_ctx *ctx, struct raw_conn *rc)
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = ctx->pd,
 	};
+	uint64_t ops = 0;
 #ifdef HAVE_IBV_ATOMIC_WRITE
-	if (ctx->native_atomic) {
-		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
-			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
-			IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
-			IBV_QP_EX_WITH_ATOMIC_WRITE;
-	}
+	if (ctx->native_atomic)
+		ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
 #endif
+#ifdef HAVE_IBV_FLUSH
+	if (ctx->native_flush)
+		ops |= IBV_QP_EX_WITH_FLUSH;
+#endif
+	if (ops) {
+		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		attr.send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_WRITE |
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+			IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
+	}
 	if (rdma_create_qp_ex(rc->id, &attr))
 		return failed("rdma_create_qp_ex()");
 	rc->qp = rc->id->qp;
-	if (ctx->native_atomic)
+	if (ops)
 		rc->qpx = ibv_qp_to_qp_ex(rc->qp);
 	return 0;
 }
@@ -489,6 +520,7 @@ raw_connect(void *ctx_ptr, const char *addr, const char *port, const struct hell
 	rc->raddr = reply.addr;
 	rc->rsize = reply.size;
 	rc->rkey = reply.rkey;
+	rc->flush_place = rc->qpx ? reply.flush_place & ctx->native_flush : 0;
 	*conn = (struct xconn *)(void *)rc;
 	return 0;
 err:
@@ -530,8 +562,11 @@ raw_server_open(const char *addr, const char *port, struct bench_mem *mem, void 
 		goto err;
 	}
 	/* what librpma registers: READ_SRC | WRITE_DST | FLUSH_TYPE_* */
+	unsigned caps = device_flush_caps(ctx->listen_id->verbs);
+	int flush_rights = ((caps & BENCH_FLUSH_GLOBAL) ? BENCH_ACCESS_FLUSH_GLOBAL : 0) |
+		((caps & BENCH_FLUSH_PERSISTENT) && mem->pmem ? BENCH_ACCESS_FLUSH_PERSISTENT : 0);
 	if (reg_memory(ctx, ctx->listen_id->verbs, IBV_ACCESS_LOCAL_WRITE |
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ))
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | flush_rights))
 		goto err;
 	if (rdma_listen(ctx->listen_id, 0)) {
 		failed("rdma_listen()");
@@ -574,6 +609,9 @@ raw_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 		.size = ctx->mem->data_size,
 		.rkey = ctx->data_mr->rkey,
 		.native_atomic = ctx->native_atomic,
+		/* librpma's apm region has no READ_SRC: flushed natively where possible */
+		.flush_place = hello->workload != WL_APM ? 0 : ctx->mem->pmem ?
+			BENCH_FLUSH_PERSISTENT : BENCH_FLUSH_GLOBAL,
 	};
 	struct rdma_conn_param param = conn_param(&reply, sizeof(reply));
 	if (rdma_accept(rc->id, &param)) {
@@ -611,8 +649,7 @@ raw_wait_closed(struct xconn *conn)
 static const char *
 raw_flush_kind(const struct xconn *c)
 {
-	(void) c;
-	return "read-after-write";
+	return RC(c)->flush_place ? "native" : "read-after-write";
 }
 
 static bool

@@ -41,3 +41,28 @@ int main(void)
 	return 0;
 }" HAVE_IBV_ATOMIC_WRITE)
 unset(CMAKE_REQUIRED_INCLUDES)
+
+# native RDMA FLUSH (rdma-core 45+); NATIVE_FLUSH=OFF builds as without it,
+# for testing a peer that cannot post one
+option(NATIVE_FLUSH "post native RDMA FLUSH where rdma-core and the device offer it" ON)
+if(NATIVE_FLUSH)
+	set(CMAKE_REQUIRED_INCLUDES ${IBVERBS_INCLUDE_DIRS})
+	check_c_source_compiles("
+#include <infiniband/verbs.h>
+int main(void)
+{
+	struct ibv_qp_ex *qpx = 0;
+	(void) IBV_QP_EX_WITH_FLUSH;
+	(void) IBV_ACCESS_FLUSH_PERSISTENT;
+	if (qpx)
+		ibv_wr_flush(qpx, 0, 0, 1, IBV_FLUSH_PERSISTENT, IBV_FLUSH_RANGE);
+	return 0;
+}" HAVE_IBV_FLUSH)
+	unset(CMAKE_REQUIRED_INCLUDES)
+else()
+	unset(HAVE_IBV_FLUSH CACHE)
+endif()
+# every part (library, unit tests with their mocks, bench) sees the same answer
+if(HAVE_IBV_FLUSH)
+	add_compile_definitions(HAVE_IBV_FLUSH=1)
+endif()

@@ -21,7 +21,9 @@ struct rpma_conn {
 	/* what the data path reads first */
 	struct ibv_qp *qp;
 	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
-	const struct rpma_mr_local *flush_dst;	/* what a flush reads into */
+	struct ibv_qp_ex *flush_qpx;	/* native FLUSH, or NULL */
+	unsigned flush_place;		/* PEER_FLUSH_* posted natively, 0 without flush_qpx */
+	const struct rpma_mr_local *flush_dst;	/* what a read-after-write flush reads into */
 	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
 	struct rpma_flush *flush;	/* owns flush_dst */
@@ -47,6 +49,13 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
 		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
+#endif
+#ifdef HAVE_IBV_FLUSH
+	/* decided once here: a flush then ANDs this with a byte of its region (mr.c) */
+	if (peer_native_flush(parts->peer)) {
+		conn->flush_qpx = ibv_qp_to_qp_ex(conn->qp);
+		conn->flush_place = conn->flush_qpx ? peer_native_flush(parts->peer) : 0;
+	}
 #endif
 	conn->parts = *parts;
 	*conn_ptr = conn;
@@ -399,6 +408,12 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 			!(conn->flush_types & dst->flush_types & (1u << type))))
 		return flush_refused(conn, dst, type);
 
+#ifdef HAVE_IBV_FLUSH
+	/* native where the device posts the placement the region was given (mr.c) */
+	unsigned place = dst->flush_place[type] & conn->flush_place;
+	if (place)
+		return post_flush(conn->flush_qpx, dst, dst_offset, len, place, flags, op_context);
+#endif
 	return post_read_within(conn->qp, conn->flush_dst, dst, dst_offset, len, flags,
 			op_context);
 }

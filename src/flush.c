@@ -1,16 +1,24 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * flush.c -- the flush as an RDMA read after the writes.
+ * flush.c -- the byte a read-after-write flush reads into.
  *
  * An RDMA read on a reliable connection completes only after every write
  * posted before it has been placed in the responder's memory, so its
  * completion proves the writes are visible there; where the peer declared
  * direct write to PMem they are then persistent too. One byte of the
  * flushed range is read (post_read_within() of post.h) into a byte the
- * connection owns.
+ * connection owns. Where a native FLUSH is posted instead (conn.c), the
+ * byte is not used.
+ *
+ * The byte has a page of its own: with fork safety (ibv_fork_init(),
+ * RDMAV_FORK_SAFE) kernels before 5.13 withhold every registered page from
+ * a forked child, and a page shared with the heap would take the child's
+ * heap objects with it.
  */
 
 #include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fault.h"
 #include "flush.h"
@@ -20,7 +28,8 @@
 #define RAW_SIZE 1
 
 struct rpma_flush {
-	char raw[RAW_SIZE];
+	char *raw;		/* a page of its own, RAW_SIZE bytes registered */
+	size_t raw_page;
 	struct rpma_mr_local *raw_mr;
 };
 
@@ -31,15 +40,29 @@ flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
 	if (flush == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = rpma_mr_reg(peer, flush->raw, RAW_SIZE, RPMA_MR_USAGE_READ_DST,
-			&flush->raw_mr);
-	if (ret) {
-		free(flush);
-		return ret;
+	int ret = RPMA_E_NOMEM;
+	flush->raw_page = (size_t)sysconf(_SC_PAGESIZE);
+	void *page = FAULT_HIT() ? (errno = ENOMEM, MAP_FAILED) :
+		mmap(NULL, flush->raw_page, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (page == MAP_FAILED) {
+		RPMA_LOG_PROVIDER(errno, "mmap()");
+		goto err_free;
 	}
+	flush->raw = page;
+
+	ret = rpma_mr_reg(peer, flush->raw, RAW_SIZE, RPMA_MR_USAGE_READ_DST, &flush->raw_mr);
+	if (ret)
+		goto err_unmap;
 
 	*flush_ptr = flush;
 	return 0;
+
+err_unmap:
+	(void) munmap(flush->raw, flush->raw_page);
+err_free:
+	free(flush);
+	return ret;
 }
 
 int
@@ -50,6 +73,7 @@ flush_delete(struct rpma_flush **flush_ptr)
 		return 0;
 
 	int ret = mr_dereg_always(&flush->raw_mr);
+	(void) munmap(flush->raw, flush->raw_page);
 	free(flush);
 	*flush_ptr = NULL;
 	return ret;

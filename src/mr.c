@@ -32,24 +32,36 @@
 		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT | \
 		RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
 
+#define USAGE_FLUSH (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+
 /* usages under which the NIC writes into local memory */
 #define USAGE_LOCAL_WRITE (RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_DST | \
 		RPMA_MR_USAGE_RECV)
 
-/* the least access each usage needs: the peer gets no right it was not given */
+/*
+ * The least access each usage needs: the peer gets no right it was not
+ * given. A flush usage gives the read right of a read-after-write flush
+ * (every librpma peer can post one) and, where the device serves FLUSH,
+ * the rights of the native FLUSH a peer may post instead (librpma 1.3 posts
+ * one where it can): GLOBAL for either type, as a visibility flush of a
+ * persistent-only region may be posted as either placement.
+ */
 static int
-usage_to_access(int usage)
+usage_to_access(const struct rpma_peer *peer, int usage)
 {
 	int access = 0;
+	unsigned caps = peer_flush_caps(peer);
 
 	if (usage & USAGE_LOCAL_WRITE)
 		access |= IBV_ACCESS_LOCAL_WRITE;
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
 		access |= IBV_ACCESS_REMOTE_WRITE;
-	/* a flush without native FLUSH is an RDMA read of the flushed region */
-	if (usage & (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
-			RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
+	if (usage & (RPMA_MR_USAGE_READ_SRC | USAGE_FLUSH))
 		access |= IBV_ACCESS_REMOTE_READ;
+	if ((usage & USAGE_FLUSH) && (caps & PEER_FLUSH_GLOBAL))
+		access |= PEER_ACCESS_FLUSH_GLOBAL;
+	if ((usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && (caps & PEER_FLUSH_PERSISTENT))
+		access |= PEER_ACCESS_FLUSH_PERSISTENT;
 	return access;
 }
 
@@ -66,7 +78,7 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = peer_reg_mr(peer, ptr, size, usage_to_access(usage), &mr->ibv_mr);
+	int ret = peer_reg_mr(peer, ptr, size, usage_to_access(peer, usage), &mr->ibv_mr);
 	if (ret) {
 		free(mr);
 		return ret;
@@ -190,6 +202,28 @@ remote_flush_types(int usage)
 	return types;
 }
 
+/*
+ * How a flush of each type reaches the region where the connection can post
+ * a native FLUSH (see librpma(7), "Native FLUSH and mixed peers"): a region
+ * the peer may read is flushed by a read, which every librpma server
+ * serves; otherwise by a FLUSH of the placement the server gave rights for
+ * (librpma 1.3 gives a region the flush rights of its usage and no read
+ * right, so a visibility flush of a persistent-only region is persistent).
+ */
+static void
+remote_flush_place(int usage, uint8_t place[2])
+{
+	place[RPMA_FLUSH_TYPE_PERSISTENT] = 0;
+	place[RPMA_FLUSH_TYPE_VISIBILITY] = 0;
+	if (usage & RPMA_MR_USAGE_READ_SRC)
+		return;
+	if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+		place[RPMA_FLUSH_TYPE_PERSISTENT] = place[RPMA_FLUSH_TYPE_VISIBILITY] =
+			PEER_FLUSH_PERSISTENT;
+	if (usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)
+		place[RPMA_FLUSH_TYPE_VISIBILITY] = PEER_FLUSH_GLOBAL;
+}
+
 int
 rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 		struct rpma_mr_remote **mr_ptr)
@@ -217,6 +251,7 @@ rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 	if (!remote_valid(&tmp))
 		return RPMA_E_NOSUPP;
 	tmp.flush_types = remote_flush_types(tmp.usage);
+	remote_flush_place(tmp.usage, tmp.flush_place);
 
 	struct rpma_mr_remote *mr = FI_PTR(malloc(sizeof(*mr)), ENOMEM);
 	if (mr == NULL)

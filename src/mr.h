@@ -25,6 +25,8 @@ struct rpma_mr_remote {
 	uint32_t rkey;
 	int usage;
 	unsigned flush_types;	/* 1 << RPMA_FLUSH_TYPE_* the region allows */
+	/* per RPMA_FLUSH_TYPE_*: the placement (PEER_FLUSH_*) of a native FLUSH, 0: a read */
+	uint8_t flush_place[2];
 };
 
 /* off and len lie inside a region of size bytes, without overflow */

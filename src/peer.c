@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * peer.c -- an RDMA device with a protection domain, and what the device
- * can do: On-Demand Paging and native ATOMIC WRITE.
+ * can do: On-Demand Paging, native ATOMIC WRITE and native FLUSH.
  */
 
 #include <stdlib.h>
@@ -16,6 +16,14 @@
 #define DEVICE_CAP_FLUSH_PERSISTENT	(1ULL << 39)
 #define DEVICE_CAP_ATOMIC_WRITE		(1ULL << 40)
 
+#ifdef HAVE_IBV_FLUSH
+_Static_assert(PEER_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL &&
+		PEER_FLUSH_PERSISTENT == IBV_FLUSH_PERSISTENT &&
+		PEER_ACCESS_FLUSH_GLOBAL == IBV_ACCESS_FLUSH_GLOBAL &&
+		PEER_ACCESS_FLUSH_PERSISTENT == IBV_ACCESS_FLUSH_PERSISTENT,
+		"the kernel ABI values peer.h names are rdma-core's");
+#endif
+
 /* an RDMA write of up to this many bytes goes inline (the atomic write fallback) */
 #define MAX_INLINE_DATA 8
 
@@ -23,7 +31,25 @@ struct rpma_peer {
 	struct ibv_pd *pd;
 	bool odp_capable;
 	bool native_atomic_write;
+	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
+	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
 };
+
+/* the placement types of a FLUSH the device reports, as PEER_FLUSH_* */
+static unsigned
+flush_caps_of(uint64_t caps)
+{
+	return ((caps & DEVICE_CAP_FLUSH_GLOBAL) ? PEER_FLUSH_GLOBAL : 0) |
+		((caps & DEVICE_CAP_FLUSH_PERSISTENT) ? PEER_FLUSH_PERSISTENT : 0);
+}
+
+static const char *
+flush_caps_str(unsigned caps)
+{
+	static const char *const str[] = {"no", "global", "persistent", "global, persistent"};
+
+	return str[caps & (PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT)];
+}
 
 static int
 peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
@@ -41,13 +67,17 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	peer->native_atomic_write = (caps & DEVICE_CAP_ATOMIC_WRITE) != 0;
 #endif
+	/* the rights are granted whatever this build posts: its peer may post FLUSH */
+	peer->flush_caps = flush_caps_of(caps);
+#ifdef HAVE_IBV_FLUSH
+	peer->native_flush = peer->flush_caps;
+#endif
 	RPMA_LOG_INFO("device %s: on-demand paging %s, native ATOMIC WRITE %s, "
-			"native FLUSH %s (%s)", ibv_get_device_name(ibv_ctx->device),
+			"FLUSH served %s, native FLUSH posted %s",
+			ibv_get_device_name(ibv_ctx->device),
 			peer->odp_capable ? "yes" : "no",
 			peer->native_atomic_write ? "yes" : "no",
-			(caps & (DEVICE_CAP_FLUSH_GLOBAL | DEVICE_CAP_FLUSH_PERSISTENT)) ?
-				"offered by the device" : "no",
-			"flush is an RDMA read after the writes");
+			flush_caps_str(peer->flush_caps), flush_caps_str(peer->native_flush));
 	return 0;
 }
 
@@ -125,15 +155,57 @@ peer_native_atomic_write(const struct rpma_peer *peer)
 	return peer->native_atomic_write;
 }
 
-int
-peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
-		struct ibv_mr **mr_ptr)
+unsigned
+peer_flush_caps(const struct rpma_peer *peer)
+{
+	return peer->flush_caps;
+}
+
+unsigned
+peer_native_flush(const struct rpma_peer *peer)
+{
+	return peer->native_flush;
+}
+
+/* one registration, retried with ODP where the device offers it and pinning is refused */
+static struct ibv_mr *
+reg_mr_odp(const struct rpma_peer *peer, void *addr, size_t length, int access)
 {
 	struct ibv_mr *mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access), ENOMEM);
 
 	/* memory that cannot be pinned (e.g. FS DAX) may still be reachable with ODP */
 	if (mr == NULL && errno == EOPNOTSUPP && peer->odp_capable)
 		mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND), ENOMEM);
+	return mr;
+}
+
+int
+peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
+		struct ibv_mr **mr_ptr)
+{
+	/*
+	 * rxe grants persistent-flush rights only on persistent memory (EINVAL
+	 * on DRAM), a kernel without FLUSH no flush rights (EOPNOTSUPP): such a
+	 * region is still flushed by a read after the writes, which its read
+	 * right serves.
+	 */
+	const int tries[] = {
+		access,
+		access & ~PEER_ACCESS_FLUSH_PERSISTENT,
+		access & ~(PEER_ACCESS_FLUSH_PERSISTENT | PEER_ACCESS_FLUSH_GLOBAL),
+	};
+	struct ibv_mr *mr = reg_mr_odp(peer, addr, length, tries[0]);
+
+	for (size_t i = 1; mr == NULL && i < 3 && (errno == EINVAL || errno == EOPNOTSUPP); i++) {
+		if (tries[i] == tries[i - 1])
+			continue;
+		mr = reg_mr_odp(peer, addr, length, tries[i]);
+		if (mr)
+			RPMA_LOG_NOTICE("%zu bytes at %p registered without the rights of a native "
+					"%s FLUSH, which were refused (not persistent memory?): "
+					"only a read-after-write flush reaches them", length, addr,
+					i == 1 ? "persistent" : "global or persistent");
+	}
 
 	if (mr == NULL) {
 		int err = errno;
@@ -150,20 +222,26 @@ peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
 	return 0;
 }
 
+/* the extended QP's operations, where an operation is posted natively */
 static void
-qp_attr_native_atomic_write(const struct rpma_peer *peer, struct ibv_qp_init_attr_ex *attr)
+qp_attr_send_ops(const struct rpma_peer *peer, struct ibv_qp_init_attr_ex *attr)
 {
+	uint64_t ops = 0;
+
+	(void) peer;	/* a build with neither operation */
 #ifdef HAVE_IBV_ATOMIC_WRITE
-	if (!peer->native_atomic_write)
+	if (peer->native_atomic_write)
+		ops |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+#endif
+#ifdef HAVE_IBV_FLUSH
+	if (peer->native_flush)
+		ops |= IBV_QP_EX_WITH_FLUSH;
+#endif
+	if (ops == 0)
 		return;
 	attr->comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-	attr->send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-		IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_WRITE;
-#else
-	(void) peer;
-	(void) attr;
-#endif
+	attr->send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
 }
 
 int
@@ -186,7 +264,7 @@ peer_create_qp(const struct rpma_peer *peer, struct rdma_cm_id *id,
 		.comp_mask = IBV_QP_INIT_ATTR_PD,
 		.pd = peer->pd,
 	};
-	qp_attr_native_atomic_write(peer, &attr);
+	qp_attr_send_ops(peer, &attr);
 
 	if (FI_NEG(rdma_create_qp_ex(id, &attr), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_qp_ex()");

@@ -14,7 +14,24 @@ struct ibv_pd *peer_pd(const struct rpma_peer *peer);
 /* whether QPs of this peer post ATOMIC WRITE natively */
 bool peer_native_atomic_write(const struct rpma_peer *peer);
 
-/* Register memory; retries with ODP where the device offers it and pinning is refused. */
+/* placement types of a FLUSH, as bits (the values of rdma-core's IBV_FLUSH_*) */
+#define PEER_FLUSH_GLOBAL	(1u << 0)
+#define PEER_FLUSH_PERSISTENT	(1u << 1)
+
+/* a region's rights to be flushed (the kernel ABI's, as rdma-core's IBV_ACCESS_FLUSH_*) */
+#define PEER_ACCESS_FLUSH_GLOBAL	(1 << 8)
+#define PEER_ACCESS_FLUSH_PERSISTENT	(1 << 9)
+
+/* the FLUSH placement types the device serves (what regions are given rights for) */
+unsigned peer_flush_caps(const struct rpma_peer *peer);
+
+/* the FLUSH placement types QPs of this peer post natively (0 in a build without FLUSH) */
+unsigned peer_native_flush(const struct rpma_peer *peer);
+
+/*
+ * Register memory; retries with ODP where the device offers it and pinning
+ * is refused, and without flush rights where those are refused.
+ */
 int peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
 		struct ibv_mr **mr_ptr);
 

@@ -68,12 +68,9 @@ post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_
 	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
 		return RPMA_E_INVAL;
 
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = (unsigned)flags & POST_SIGNALED;
+	post_qpx_start(qpx, flags, op_context);
 	ibv_wr_atomic_write(qpx, dst->rkey, dst->addr + dst_offset, src);
-	int err = FI_ERR(ibv_wr_complete(qpx), ENOMEM);
-	return err == 0 ? 0 : post_failed(err, "ibv_wr_complete()");
+	return post_qpx_complete(qpx);
 #else
 	(void) qpx;
 	(void) dst;

@@ -172,4 +172,41 @@ post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *ds
 	return post_recv_wr(qp, srq, &wr);
 }
 
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+/* a request on the extended QP: open it, then (after its ibv_wr_*()) post it */
+static inline void
+post_qpx_start(struct ibv_qp_ex *qpx, int flags, const void *op_context)
+{
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = (unsigned)flags & POST_SIGNALED;
+}
+
+static inline int
+post_qpx_complete(struct ibv_qp_ex *qpx)
+{
+	int err = FI_ERR(ibv_wr_complete(qpx), ENOMEM);
+	return likely(err == 0) ? 0 : post_failed(err, "ibv_wr_complete()");
+}
+#endif
+
+#ifdef HAVE_IBV_FLUSH
+/*
+ * A native FLUSH of dst[dst_offset, +len) with placement place (IBV_FLUSH_*)
+ * through the extended QP, after checking that range.
+ */
+static inline int
+post_flush(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
+		size_t len, unsigned place, int flags, const void *op_context)
+{
+	if (unlikely(!mr_range_ok(dst_offset, len, dst->size)))
+		return RPMA_E_INVAL;
+
+	post_qpx_start(qpx, flags, op_context);
+	ibv_wr_flush(qpx, dst->rkey, dst->addr + dst_offset, len, (uint8_t)place,
+			IBV_FLUSH_RANGE);
+	return post_qpx_complete(qpx);
+}
+#endif
+
 #endif /* RPMA_POST_H */

@@ -355,14 +355,19 @@ cq_expect_empty(struct rpma_cq *cq)
 			ret == 0 ? wc_opcode_str(wc.opcode) : "-");
 }
 
+#ifdef HAVE_IBV_FLUSH
+_Static_assert(WC_FLUSH == IBV_WC_FLUSH, "the opcode of a native FLUSH");
+#endif
+
 const char *
 wc_opcode_str(enum ibv_wc_opcode opcode)
 {
-	switch (opcode) {
+	switch ((int)opcode) {
 	case IBV_WC_SEND: return "IBV_WC_SEND";
 	case IBV_WC_RDMA_WRITE: return "IBV_WC_RDMA_WRITE";
 	case IBV_WC_RDMA_READ: return "IBV_WC_RDMA_READ";
 	case IBV_WC_ATOMIC_WRITE: return "IBV_WC_ATOMIC_WRITE";
+	case WC_FLUSH: return "IBV_WC_FLUSH";
 	case IBV_WC_RECV: return "IBV_WC_RECV";
 	case IBV_WC_RECV_RDMA_WITH_IMM: return "IBV_WC_RECV_RDMA_WITH_IMM";
 	default: return "IBV_WC_(other)";

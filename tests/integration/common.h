@@ -128,6 +128,11 @@ void cq_expect_empty(struct rpma_cq *cq);
 
 const char *wc_opcode_str(enum ibv_wc_opcode opcode);
 
+/* the completion of a native FLUSH: IBV_WC_FLUSH of rdma-core 45 and later */
+#define WC_FLUSH 8
+/* the completion of an rpma_flush(): a native FLUSH or a read after the writes */
+#define WC_IS_FLUSH(opcode) ((opcode) == WC_FLUSH || (opcode) == IBV_WC_RDMA_READ)
+
 /*
  * What the server sends in its private data: the descriptor of a memory
  * region and of its peer configuration.

@@ -44,6 +44,11 @@
 #define ROUNDS		16	/* writes per slice, one at a time (one_cq_wait) */
 #define WAIT_MS		wait_ms()	/* any single wait */
 
+/* a flush completes as a native FLUSH (IBV_WC_FLUSH of rdma-core 45+) or as a read */
+#define WC_FLUSH	8
+#define OPCODE_FLUSH	(-1)
+#define WC_IS_FLUSH(opcode) ((int)(opcode) == WC_FLUSH || (opcode) == IBV_WC_RDMA_READ)
+
 #define CHECK(cond, ...) do { \
 	if (!(cond)) \
 		fail_at(__LINE__, __VA_ARGS__); \
@@ -153,7 +158,7 @@ expect_event(struct rpma_conn *conn, enum rpma_conn_event want)
 
 /* one successful completion from cq, waiting with rpma_cq_wait() */
 static void
-cq_wait_one(struct rpma_cq *cq, enum ibv_wc_opcode opcode, const void *ctx)
+cq_wait_one(struct rpma_cq *cq, int opcode, const void *ctx)
 {
 	struct ibv_wc wc;
 	int fd, ret;
@@ -165,7 +170,8 @@ cq_wait_one(struct rpma_cq *cq, enum ibv_wc_opcode opcode, const void *ctx)
 	}
 	CHECK_RET(ret);
 	CHECK(wc.status == IBV_WC_SUCCESS, "completion failed: %s", ibv_wc_status_str(wc.status));
-	CHECK(wc.opcode == opcode, "completion opcode %d, expected %d", wc.opcode, opcode);
+	CHECK(opcode == OPCODE_FLUSH ? WC_IS_FLUSH(wc.opcode) : (int)wc.opcode == opcode,
+			"completion opcode %d, expected %d", wc.opcode, opcode);
 	CHECK(wc.wr_id == (uintptr_t)ctx, "completion of another operation");
 }
 
@@ -277,11 +283,12 @@ struct one_conn_thread {
 
 /* a successful completion of opcode, posted by one of the threads: which one */
 static struct one_conn_thread *
-wc_owner(const struct ibv_wc *wc, enum ibv_wc_opcode opcode)
+wc_owner(const struct ibv_wc *wc, int opcode)
 {
 	CHECK(wc->status == IBV_WC_SUCCESS, "completion failed: %s",
 			ibv_wc_status_str(wc->status));
-	CHECK(wc->opcode == opcode, "opcode %d, expected %d", wc->opcode, opcode);
+	CHECK(opcode == OPCODE_FLUSH ? WC_IS_FLUSH(wc->opcode) : (int)wc->opcode == opcode,
+			"opcode %d, expected %d", wc->opcode, opcode);
 	struct one_conn_thread *owner = (struct one_conn_thread *)(uintptr_t)wc->wr_id;
 	CHECK(owner->index < NTHREADS, "completion of an unknown operation");
 	return owner;
@@ -303,7 +310,7 @@ one_conn_poll(struct one_conn *oc)
 			continue;
 		}
 		CHECK_RET(ret);
-		struct one_conn_thread *owner = wc_owner(&wc, IBV_WC_RDMA_READ);
+		struct one_conn_thread *owner = wc_owner(&wc, OPCODE_FLUSH);
 		CHECK(atomic_exchange(&oc->mine[owner->index], 1) == 0,
 				"flush of thread %u completed twice", owner->index);
 		atomic_fetch_add(&oc->done, 1);
@@ -497,7 +504,7 @@ many_conns_client(void *arg)
 			RPMA_F_COMPLETION_ON_ERROR, NULL));
 	CHECK_RET(rpma_flush(conn, dst, mc->index * SLICE, SLICE, RPMA_FLUSH_TYPE_VISIBILITY,
 			RPMA_F_COMPLETION_ALWAYS, mc));
-	cq_wait_one(cq, IBV_WC_RDMA_READ, mc);
+	cq_wait_one(cq, OPCODE_FLUSH, mc);
 	CHECK_RET(rpma_send(conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, mc));
 	cq_wait_one(cq, IBV_WC_SEND, mc);
 

@@ -15,6 +15,13 @@
 #define ALWAYS RPMA_F_COMPLETION_ALWAYS
 #define ON_ERROR RPMA_F_COMPLETION_ON_ERROR
 #define DEVICE_CAP_ATOMIC_WRITE (1ULL << 40)
+#define DEVICE_CAP_FLUSH_GLOBAL (1ULL << 38)
+#define DEVICE_CAP_FLUSH_PERSISTENT (1ULL << 39)
+#define DEVICE_CAP_FLUSH (DEVICE_CAP_FLUSH_GLOBAL | DEVICE_CAP_FLUSH_PERSISTENT)
+#define PLACE_GLOBAL 1		/* IBV_FLUSH_GLOBAL */
+#define PLACE_PERSISTENT 2	/* IBV_FLUSH_PERSISTENT */
+#define VIS RPMA_FLUSH_TYPE_VISIBILITY
+#define PERS RPMA_FLUSH_TYPE_PERSISTENT
 
 static char buf[LOCAL_SIZE];
 
@@ -821,6 +828,148 @@ test_flush__posted(void **state)
 	fx_down(&f);
 }
 
+/* a connection whose peer declared direct write to PMem */
+static void
+fx_up_pmem(struct fx *f, int remote_usage)
+{
+	struct rpma_peer_cfg *pcfg = NULL;
+
+	fx_up(f, NULL, remote_usage);
+	assert_int_equal(rpma_peer_cfg_new(&pcfg), 0);
+	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
+	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f->conn, pcfg), 0);
+	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
+}
+
+/* whether the last flush was posted as a native FLUSH of placement place */
+static void
+assert_native(uint8_t place, uint64_t addr, size_t len)
+{
+#ifdef HAVE_IBV_FLUSH
+	assert_int_equal(CALLS(ibv_post_send), 0);
+	assert_int_equal(CALLS(ibv_wr_complete), 1);
+	assert_int_equal(mock_rec.flush.type, place);
+	assert_int_equal(mock_rec.flush.level, 0);	/* IBV_FLUSH_RANGE */
+	assert_int_equal(mock_rec.flush.addr, addr);
+	assert_int_equal(mock_rec.flush.len, len);
+	assert_int_equal(mock_rec.flush.rkey, RKEY);
+#else
+	/* a build without FLUSH: the read after the writes */
+	(void) place;
+	(void) len;
+	assert_int_equal(CALLS(ibv_post_send), 1);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(wr()->wr.rdma.remote_addr, addr);
+#endif
+	mock_calls_reset();
+}
+
+/* the last flush was posted as a read of one byte */
+static void
+assert_read(void)
+{
+	assert_int_equal(CALLS(ibv_post_send), 1);
+	assert_int_equal(CALLS(ibv_wr_complete), 0);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(mock_rec.send_sge.length, 1);
+	mock_calls_reset();
+}
+
+/* the device serves FLUSH: global placement for visibility, persistent for persistence */
+static void
+test_flush__native(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH);
+	fx_up_pmem(&f, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 64, 128, VIS, ALWAYS, CTX), 0);
+	assert_native(PLACE_GLOBAL, REMOTE_ADDR + 64, 128);
+#ifdef HAVE_IBV_FLUSH
+	assert_int_equal(mock_rec.flush.wr_id, (uintptr_t)CTX);
+	assert_int_equal(mock_rec.flush.flags, IBV_SEND_SIGNALED);
+#endif
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, REMOTE_SIZE, PERS, ON_ERROR, CTX), 0);
+	assert_native(PLACE_PERSISTENT, REMOTE_ADDR, REMOTE_SIZE);
+#ifdef HAVE_IBV_FLUSH
+	assert_int_equal(mock_rec.flush.flags, 0);
+	/* an empty range is flushed as one */
+	assert_int_equal(rpma_flush(f.conn, f.remote, REMOTE_SIZE, 0, VIS, ALWAYS, CTX), 0);
+	assert_native(PLACE_GLOBAL, REMOTE_ADDR + REMOTE_SIZE, 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, REMOTE_SIZE - 4, 8, VIS, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_wr_complete), 0);
+	MOCK_FAIL(ibv_wr_complete, EIO, 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, VIS, ALWAYS, CTX), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EIO);
+#endif
+	fx_down(&f);
+}
+
+/* a region the client may read is flushed by a read, native FLUSH or not */
+static void
+test_flush__native_readable_region(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH);
+	fx_up_pmem(&f, RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, VIS, ALWAYS, CTX), 0);
+	assert_read();
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, PERS, ALWAYS, CTX), 0);
+	assert_read();
+	fx_down(&f);
+}
+
+/* a visibility flush of a persistent-only region is persistent (librpma 1.3's rights) */
+static void
+test_flush__native_persistent_only(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH);
+	fx_up(&f, NULL, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 8, 8, VIS, ALWAYS, CTX), 0);
+	assert_native(PLACE_PERSISTENT, REMOTE_ADDR + 8, 8);
+	fx_down(&f);
+}
+
+/* a placement the device does not post is flushed by a read */
+static void
+test_flush__device_global_only(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH_GLOBAL);
+	fx_up_pmem(&f, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, VIS, ALWAYS, CTX), 0);
+	assert_native(PLACE_GLOBAL, REMOTE_ADDR, 8);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, PERS, ALWAYS, CTX), 0);
+	assert_read();
+	fx_down(&f);
+}
+
+/* without the extended QP, every flush is a read */
+static void
+test_flush__no_qp_ex(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH);
+#ifdef HAVE_IBV_FLUSH
+	MOCK_FAIL(ibv_qp_to_qp_ex, 0, EOPNOTSUPP);
+#endif
+	fx_up(&f, NULL, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, VIS, ALWAYS, CTX), 0);
+	assert_read();
+	fx_down(&f);
+}
+
 /* a one-byte region: its byte, whatever the (valid) range */
 static void
 test_flush__tiny_region(void **state)
@@ -965,6 +1114,11 @@ main(void)
 		TEST(test_flush__persistent_checks),
 		TEST(test_flush__visibility_needs_flush_usage),
 		TEST(test_flush__posted),
+		TEST(test_flush__native),
+		TEST(test_flush__native_readable_region),
+		TEST(test_flush__native_persistent_only),
+		TEST(test_flush__device_global_only),
+		TEST(test_flush__no_qp_ex),
 		TEST(test_flush__tiny_region),
 		TEST(test_send__invalid),
 		TEST(test_send__posted),

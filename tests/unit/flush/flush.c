@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
-/* flush.c -- unit tests of src/flush.c: the read-after-write flush */
+/* flush.c -- unit tests of src/flush.c: the byte a read-after-write flush reads into */
 
 #include <errno.h>
+#include <stdint.h>
+#include <unistd.h>
 
 #include "fixtures.h"
 #include "flush.h"
+#include "mr.h"
 
 static void
 test_flush_new__success(void **state)
@@ -18,6 +21,9 @@ test_flush_new__success(void **state)
 	/* its buffer receives RDMA reads: local write only */
 	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_LOCAL_WRITE);
 	assert_int_equal(mock_rec.reg_length, 1);
+	/* the registered byte starts a page of its own, not one shared with the heap */
+	assert_int_equal((uintptr_t)mock_rec.reg_addr % (uintptr_t)sysconf(_SC_PAGESIZE), 0);
+	assert_ptr_equal(flush_dst(flush)->addr, mock_rec.reg_addr);
 	assert_int_equal(flush_delete(&flush), 0);
 	assert_null(flush);
 	assert_int_equal(flush_delete(&flush), 0);

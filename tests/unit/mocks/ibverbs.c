@@ -371,7 +371,7 @@ ibv_destroy_srq(struct ibv_srq *srq)
 	return 0;
 }
 
-/* the extended QP: ATOMIC WRITE goes through its function pointers */
+/* the extended QP: ATOMIC WRITE and FLUSH go through its function pointers */
 
 static void
 qpx_wr_start(struct ibv_qp_ex *qpx)
@@ -390,6 +390,22 @@ qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
 	mock_rec.atomic.wr_id = qpx->wr_id;
 	mock_rec.atomic.flags = qpx->wr_flags;
 }
+
+#ifdef HAVE_IBV_FLUSH
+static void
+qpx_wr_flush(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr, size_t len,
+		uint8_t type, uint8_t level)
+{
+	mock_rec.flush.rkey = rkey;
+	mock_rec.flush.addr = remote_addr;
+	mock_rec.flush.len = len;
+	mock_rec.flush.type = type;
+	mock_rec.flush.level = level;
+	mock_rec.flush.wr_id = qpx->wr_id;
+	mock_rec.flush.flags = qpx->wr_flags;
+	mock_rec.flush.calls++;
+}
+#endif
 
 static int
 qpx_wr_complete(struct ibv_qp_ex *qpx)
@@ -413,6 +429,9 @@ mock_qp_new(struct ibv_qp_init_attr_ex *attr)
 	qpx->qp_base.qp_type = attr->qp_type;
 	qpx->wr_start = qpx_wr_start;
 	qpx->wr_atomic_write = qpx_wr_atomic_write;
+#ifdef HAVE_IBV_FLUSH
+	qpx->wr_flush = qpx_wr_flush;
+#endif
 	qpx->wr_complete = qpx_wr_complete;
 	return &qpx->qp_base;
 }

@@ -106,6 +106,8 @@ struct mock_record {
 	int resolve_timeout;
 	struct { uint32_t rkey; uint64_t addr; uint64_t value; uint64_t wr_id;
 		unsigned flags; } atomic;	/* the last ibv_wr_atomic_write */
+	struct { uint32_t rkey; uint64_t addr; size_t len; uint8_t type; uint8_t level;
+		uint64_t wr_id; unsigned flags; int calls; } flush;	/* ibv_wr_flush */
 	struct { enum ibv_advise_mr_advice advice; uint32_t flags; struct ibv_sge sge;
 		uint32_t num_sge; } advise;
 	struct ibv_srq_init_attr srq_attr;

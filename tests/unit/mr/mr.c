@@ -5,6 +5,16 @@
 #include <stdint.h>
 
 #include "fixtures.h"
+#include "mr.h"
+#include "peer.h"
+
+/* device_cap_flags_ex: FLUSH of global and of persistent placement (kernel ABI) */
+#define CAP_FLUSH_GLOBAL	(1ULL << 38)
+#define CAP_FLUSH_PERSISTENT	(1ULL << 39)
+#define RIGHTS_FLUSH_GLOBAL	(1 << 8)	/* IBV_ACCESS_FLUSH_GLOBAL */
+#define RIGHTS_FLUSH_PERSISTENT	(1 << 9)	/* IBV_ACCESS_FLUSH_PERSISTENT */
+#define VIS RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY
+#define PERS RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT
 
 #define BUF_SIZE 4096
 static char buf[BUF_SIZE];
@@ -56,6 +66,122 @@ test_mr_reg__usage_to_access(void **state)
 		assert_int_equal(rpma_mr_dereg(&mr), 0);
 	}
 	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* where the device serves FLUSH, a flush usage adds the rights of that placement */
+static void
+test_mr_reg__flush_rights(void **state)
+{
+	(void) state;
+	static const struct { uint64_t caps; int usage; int access; } map[] = {
+		{CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT, VIS,
+			IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL},
+		{CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT, PERS,
+			IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL | RIGHTS_FLUSH_PERSISTENT},
+		{CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT, RPMA_MR_USAGE_READ_SRC,
+			IBV_ACCESS_REMOTE_READ},
+		{CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT, RPMA_MR_USAGE_WRITE_DST,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+		{CAP_FLUSH_GLOBAL, PERS, IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL},
+		{CAP_FLUSH_PERSISTENT, VIS | PERS, IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_PERSISTENT},
+		{0, VIS | PERS, IBV_ACCESS_REMOTE_READ},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_caps_ex(map[i].caps);
+		struct rpma_peer *peer = fx_peer();
+		mock_calls_reset();
+		struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, map[i].usage);
+		assert_int_equal(mock_rec.reg_access[0], map[i].access);
+		assert_int_equal(CALLS(ibv_reg_mr), 1);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+}
+
+/* persistent-flush rights refused (rxe on DRAM): the region is registered without them */
+static void
+test_mr_reg__flush_rights_refused(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+	int all = IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL | RIGHTS_FLUSH_PERSISTENT;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EINVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, PERS, &mr), 0);
+	assert_int_equal(CALLS(ibv_reg_mr), 2);
+	assert_int_equal(mock_rec.reg_access[0], all);
+	assert_int_equal(mock_rec.reg_access[1], IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	/* no flush right at all (a kernel without FLUSH): the read right stays */
+	mock_calls_reset();
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	MOCK_FAIL_NTH(ibv_reg_mr, 2, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, PERS, &mr), 0);
+	assert_int_equal(CALLS(ibv_reg_mr), 3);
+	assert_int_equal(mock_rec.reg_access[2], IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	/* refused every time: the last error is the caller's */
+	mock_calls_reset();
+	MOCK_FAIL(ibv_reg_mr, 0, EINVAL);
+	MOCK_FAIL_NTH(ibv_reg_mr, 2, 0, EINVAL);
+	MOCK_FAIL_NTH(ibv_reg_mr, 3, 0, EINVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, PERS, &mr), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(CALLS(ibv_reg_mr), 3);
+	assert_null(mr);
+
+	/* another error is not about the rights: no retry */
+	mock_calls_reset();
+	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, PERS, &mr), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* visibility-only rights refused: one retry, without them */
+static void
+test_mr_reg__flush_global_refused(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EINVAL);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, VIS, &mr), 0);
+	assert_int_equal(CALLS(ibv_reg_mr), 2);
+	assert_int_equal(mock_rec.reg_access[1], IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* how each flush type reaches a remote region where a native FLUSH can be posted */
+static void
+test_mr_remote__flush_place(void **state)
+{
+	(void) state;
+	static const struct { int usage; uint8_t pers; uint8_t vis; } map[] = {
+		{VIS, 0, PEER_FLUSH_GLOBAL},
+		{PERS, PEER_FLUSH_PERSISTENT, PEER_FLUSH_PERSISTENT},
+		{VIS | PERS, PEER_FLUSH_PERSISTENT, PEER_FLUSH_GLOBAL},
+		/* a region the client may read is flushed by a read, whoever serves it */
+		{VIS | PERS | RPMA_MR_USAGE_READ_SRC, 0, 0},
+		{RPMA_MR_USAGE_READ_SRC, 0, 0},
+		{RPMA_MR_USAGE_WRITE_DST, 0, 0},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		struct rpma_mr_remote *mr = fx_mr_remote(0x1000, 64, 0x42, map[i].usage);
+		assert_int_equal(mr->flush_place[RPMA_FLUSH_TYPE_PERSISTENT], map[i].pers);
+		assert_int_equal(mr->flush_place[RPMA_FLUSH_TYPE_VISIBILITY], map[i].vis);
+		assert_int_equal(rpma_mr_remote_delete(&mr), 0);
+	}
 }
 
 static void
@@ -401,6 +527,10 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(test_mr_reg__invalid),
 		TEST(test_mr_reg__usage_to_access),
+		TEST(test_mr_reg__flush_rights),
+		TEST(test_mr_reg__flush_rights_refused),
+		TEST(test_mr_reg__flush_global_refused),
+		TEST(test_mr_remote__flush_place),
 		TEST(test_mr_reg__alloc_fails),
 		TEST(test_mr_reg__reg_fails),
 		TEST(test_mr_reg__odp_fallback),

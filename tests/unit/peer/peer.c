@@ -7,6 +7,8 @@
 #include "peer.h"
 
 #define DEVICE_CAP_ATOMIC_WRITE (1ULL << 40)
+#define DEVICE_CAP_FLUSH_GLOBAL (1ULL << 38)
+#define DEVICE_CAP_FLUSH_PERSISTENT (1ULL << 39)
 
 static void
 test_peer_new__invalid(void **state)
@@ -92,6 +94,61 @@ test_peer_new__native_atomic_write(void **state)
 #else
 	assert_false(peer_native_atomic_write(peer));
 #endif
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* FLUSH: served (rights granted) in every build, posted only where rdma-core has it */
+static void
+test_peer_new__flush_caps(void **state)
+{
+	(void) state;
+	static const struct { uint64_t caps; unsigned flush; } map[] = {
+		{0, 0},
+		{DEVICE_CAP_FLUSH_GLOBAL, PEER_FLUSH_GLOBAL},
+		{DEVICE_CAP_FLUSH_PERSISTENT, PEER_FLUSH_PERSISTENT},
+		{DEVICE_CAP_FLUSH_GLOBAL | DEVICE_CAP_FLUSH_PERSISTENT | DEVICE_CAP_ATOMIC_WRITE,
+			PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_caps_ex(map[i].caps);
+		struct rpma_peer *peer = fx_peer();
+		assert_int_equal(peer_flush_caps(peer), map[i].flush);
+#ifdef HAVE_IBV_FLUSH
+		assert_int_equal(peer_native_flush(peer), map[i].flush);
+#else
+		assert_int_equal(peer_native_flush(peer), 0);
+#endif
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+}
+
+/* a QP of a peer posting FLUSH natively can post it through the extended QP */
+static void
+test_peer_create_qp__native_flush(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(DEVICE_CAP_FLUSH_GLOBAL);
+	struct rpma_peer *peer = fx_peer();
+	struct rdma_cm_id *id = mock_cm_id_new();
+	struct ibv_cq *cq = mock_ibv_cq_new();
+	struct peer_qp_attr qa = { .cq = cq, .sq_size = 5, .rq_size = 6 };
+
+	assert_int_equal(peer_create_qp(peer, id, &qa), 0);
+	struct ibv_qp_init_attr_ex *a = &mock_rec.qp_attr;
+#ifdef HAVE_IBV_FLUSH
+	assert_true(a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_FLUSH);
+	assert_false(a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE);
+	/* the operations posted with ibv_post_send() stay allowed */
+	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_RDMA_READ);
+	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_SEND_WITH_IMM);
+#else
+	assert_int_equal(a->comp_mask, IBV_QP_INIT_ATTR_PD);
+#endif
+	rdma_destroy_qp(id);
+	assert_int_equal(rdma_destroy_id(id), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
@@ -186,6 +243,8 @@ main(void)
 		TEST(test_peer_new__alloc_pd_fails),
 		TEST(test_peer_new__success),
 		TEST(test_peer_new__native_atomic_write),
+		TEST(test_peer_new__flush_caps),
+		TEST(test_peer_create_qp__native_flush),
 		TEST(test_peer_delete__invalid),
 		TEST(test_peer_delete__dealloc_fails),
 		TEST(test_peer_create_qp__attributes),
