@@ -184,6 +184,14 @@ gpspm_server_getevents(struct thread_data *td, unsigned int min, unsigned int ma
 	return 0;
 }
 
+static struct io_u *
+gpspm_server_event(struct thread_data *td, int event)
+{
+	(void) td;
+	(void) event;
+	return NULL;
+}
+
 static const struct rpma_fio_server_ops gpspm_ops = {
 	.sq_size = gpspm_sq_size,
 	.rq_size = gpspm_sq_size,
@@ -205,5 +213,6 @@ RPMA_FIO_ENGINE = {
 	.init = gpspm_server_init,
 	.queue = gpspm_server_queue,
 	.getevents = gpspm_server_getevents,
+	.event = gpspm_server_event,
 	RPMA_FIO_SERVER_HOOKS,
 };
