@@ -48,6 +48,8 @@ wait_established(struct thread_data *td, struct rpma_fio_client *c, const char *
 				td->o.name, ((struct rpma_fio_options *)td->eo)->serverip, port,
 				rpma_utils_conn_event_2str(ev));
 		td_verror(td, ECONNREFUSED, "connect");
+		/* never established: nothing to disconnect, no event to wait for */
+		(void) rpma_conn_delete(&c->conn);
 		return -1;
 	}
 	return 0;

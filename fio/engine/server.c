@@ -184,6 +184,7 @@ accept_client(struct thread_data *td, struct rpma_fio_server *s)
 		log_err("fio: %s: the client did not connect (%s)\n", td->o.name,
 				ret ? rpma_err_2str(ret) : rpma_utils_conn_event_2str(ev));
 		td_verror(td, ECONNABORTED, "accept");
+		(void) rpma_conn_delete(&s->conn);
 		return -1;
 	}
 	if ((ret = rpma_conn_get_cq(s->conn, &s->cq))) {
