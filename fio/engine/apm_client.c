@@ -12,9 +12,12 @@ static int
 apm_flush(struct thread_data *td, struct rpma_fio_client *c, struct io_u *last,
 		unsigned long long offset, unsigned long long len)
 {
-	int ret = rpma_flush(c->conn, c->remote, offset, len, c->flush_type,
-			RPMA_F_COMPLETION_ALWAYS, last);
+	int ret;
 
+	do {
+		ret = rpma_flush(c->conn, c->remote, offset, len, c->flush_type,
+				RPMA_F_COMPLETION_ALWAYS, last);
+	} while (ret && rpma_fio_client_sq_full(td, c, ret));
 	if (ret)
 		rpma_fio_err(td, "rpma_flush()", ret);
 	return ret;

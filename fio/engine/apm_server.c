@@ -13,17 +13,21 @@ static enum fio_q_status
 apm_server_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct rpma_fio_server *s = td->io_ops_data;
-	enum rpma_conn_event ev;
-	int ret;
+	enum rpma_conn_event ev = RPMA_CONN_ESTABLISHED;
+	int fd, ret = rpma_conn_get_event_fd(s->conn, &fd);
 
-	do {
-		ret = rpma_conn_next_event(s->conn, &ev);
-		if (ret) {
-			rpma_fio_err(td, "rpma_conn_next_event()", ret);
-			io_u->error = EIO;
+	while (ret == 0 && ev == RPMA_CONN_ESTABLISHED) {
+		if (rpma_fio_wait_fd(td, fd)) {
+			io_u->error = td->error;
 			return FIO_Q_COMPLETED;
 		}
-	} while (ev == RPMA_CONN_ESTABLISHED);
+		ret = rpma_conn_next_event(s->conn, &ev);
+	}
+	if (ret) {
+		rpma_fio_err(td, "rpma_conn_next_event()", ret);
+		io_u->error = td->error;
+		return FIO_Q_COMPLETED;
+	}
 	return rpma_fio_server_end(td, io_u, true);
 }
 

@@ -260,12 +260,36 @@ rpma_fio_client_queue(struct thread_data *td, struct io_u *io_u)
 	return FIO_Q_QUEUED;
 }
 
+static void take_wc(struct thread_data *td, struct rpma_fio_client *c, const struct ibv_wc *wc);
+
+/*
+ * The send queue fills when completions come late (rxe acknowledges
+ * lazily): on ENOMEM take what has completed, and the caller retries.
+ */
+bool
+rpma_fio_client_sq_full(struct thread_data *td, struct rpma_fio_client *c, int ret)
+{
+	struct ibv_wc wc[16];
+	int got, i;
+
+	if (ret != RPMA_E_PROVIDER || errno != ENOMEM)
+		return false;
+	if (rpma_fio_wait_wc(td, c->conn, c->cq, c->busy, wc, 16, &got))
+		return false;
+	for (i = 0; i < got; i++)
+		take_wc(td, c, &wc[i]);
+	return true;
+}
+
 static int
 post_read(struct thread_data *td, struct rpma_fio_client *c, struct io_u *io_u)
 {
-	int ret = rpma_read(c->conn, c->local, rpma_fio_client_buf_offset(td, io_u), c->remote,
-			io_u->offset, io_u->xfer_buflen, RPMA_F_COMPLETION_ALWAYS, io_u);
+	int ret;
 
+	do {
+		ret = rpma_read(c->conn, c->local, rpma_fio_client_buf_offset(td, io_u), c->remote,
+				io_u->offset, io_u->xfer_buflen, RPMA_F_COMPLETION_ALWAYS, io_u);
+	} while (ret && rpma_fio_client_sq_full(td, c, ret));
 	if (ret)
 		rpma_fio_err(td, "rpma_read()", ret);
 	return ret;
@@ -274,10 +298,13 @@ post_read(struct thread_data *td, struct rpma_fio_client *c, struct io_u *io_u)
 static int
 post_write(struct thread_data *td, struct rpma_fio_client *c, struct io_u *io_u)
 {
-	int ret = rpma_write(c->conn, c->remote, io_u->offset, c->local,
-			rpma_fio_client_buf_offset(td, io_u), io_u->xfer_buflen,
-			RPMA_F_COMPLETION_ON_ERROR, NULL);
+	int ret;
 
+	do {
+		ret = rpma_write(c->conn, c->remote, io_u->offset, c->local,
+				rpma_fio_client_buf_offset(td, io_u), io_u->xfer_buflen,
+				RPMA_F_COMPLETION_ON_ERROR, NULL);
+	} while (ret && rpma_fio_client_sq_full(td, c, ret));
 	if (ret) {
 		rpma_fio_err(td, "rpma_write()", ret);
 		return ret;
@@ -409,21 +436,6 @@ rpma_fio_client_event(struct thread_data *td, int event)
 	return c->done[event];
 }
 
-static void
-disconnect(struct thread_data *td, struct rpma_fio_client *c)
-{
-	enum rpma_conn_event ev;
-	int ret;
-
-	if (c->ops->closing)
-		c->ops->closing(td, c);
-	ret = rpma_conn_disconnect(c->conn);
-	/* a connection the server closed has no event left to wait for */
-	if (ret == 0 && !c->closed)
-		(void) rpma_conn_next_event(c->conn, &ev);
-	(void) rpma_conn_delete(&c->conn);
-}
-
 void
 rpma_fio_client_cleanup(struct thread_data *td)
 {
@@ -431,8 +443,11 @@ rpma_fio_client_cleanup(struct thread_data *td)
 
 	if (!c)
 		return;
-	if (c->conn)
-		disconnect(td, c);
+	if (c->conn) {
+		if (c->ops->closing)
+			c->ops->closing(td, c);
+		rpma_fio_disconnect(&c->conn, c->closed);
+	}
 	if (c->ops->release)
 		c->ops->release(td, c);
 	else

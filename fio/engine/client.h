@@ -83,6 +83,9 @@ void rpma_fio_client_cleanup(struct thread_data *td);
 	.options = rpma_fio_options, \
 	.option_struct_size = sizeof(struct rpma_fio_options)
 
+/* ret is a post's ENOMEM: completions were taken, retry the post (true). */
+bool rpma_fio_client_sq_full(struct thread_data *td, struct rpma_fio_client *c, int ret);
+
 /* Offset of io_u's buffer in the registered fio buffers. */
 size_t rpma_fio_client_buf_offset(struct thread_data *td, const struct io_u *io_u);
 

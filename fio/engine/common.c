@@ -37,6 +37,34 @@ conn_ended(struct thread_data *td, struct rpma_conn *conn, int timeout_ms)
 	return true;
 }
 
+/* fio was told to stop (a signal, another job's error): stop waiting */
+static bool
+stopped(struct thread_data *td)
+{
+	if (!td->terminate)
+		return false;
+	td_verror(td, EINTR, "terminated while waiting for a completion");
+	return true;
+}
+
+int
+rpma_fio_wait_fd(struct thread_data *td, int fd)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int ret;
+
+	/* a second at a time, to notice fio stopping */
+	while ((ret = poll(&pfd, 1, 1000)) <= 0) {
+		if (ret < 0 && errno != EINTR) {
+			td_verror(td, errno, "poll");
+			return -1;
+		}
+		if (stopped(td))
+			return -1;
+	}
+	return 0;
+}
+
 /* 0: a completion may be there; 1: the connection ended; -1: failed */
 static int
 wait_channel(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq)
@@ -49,9 +77,11 @@ wait_channel(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq)
 		rpma_fio_err(td, "rpma_cq_get_fd()", ret);
 		return -1;
 	}
-	while (poll(pfd, 2, -1) < 0) {
-		if (errno != EINTR) {
-			td_verror(td, errno, "poll");
+	/* a second at a time, to notice fio stopping */
+	while ((ret = poll(pfd, 2, 1000)) <= 0) {
+		if ((ret < 0 && errno != EINTR) || stopped(td)) {
+			if (!td->error)
+				td_verror(td, errno, "poll");
 			return -1;
 		}
 	}
@@ -83,8 +113,27 @@ rpma_fio_wait_wc(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq 
 		if (!busy) {
 			if ((ret = wait_channel(td, conn, cq)))
 				return ret;
-		} else if (++spins % 4096 == 0 && conn_ended(td, conn, 0)) {
-			return 1;
+		} else if (++spins % 4096 == 0) {
+			if (conn_ended(td, conn, 0))
+				return 1;
+			if (stopped(td))
+				return -1;
 		}
 	}
+}
+
+void
+rpma_fio_disconnect(struct rpma_conn **conn, bool closed)
+{
+	struct pollfd pfd = {.events = POLLIN};
+	enum rpma_conn_event ev;
+
+	/*
+	 * The peer's closing has its event, ours gets one: wait for it, but not
+	 * forever, should the peer have vanished without a word.
+	 */
+	if (!closed && rpma_conn_disconnect(*conn) == 0 &&
+			rpma_conn_get_event_fd(*conn, &pfd.fd) == 0 && poll(&pfd, 1, 5000) > 0)
+		(void) rpma_conn_next_event(*conn, &ev);
+	(void) rpma_conn_delete(conn);
 }

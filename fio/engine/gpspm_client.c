@@ -88,8 +88,10 @@ send_req(struct thread_data *td, struct rpma_fio_client *c, uint32_t op, unsigne
 	req->offset = offset;
 	req->length = len;
 	/* signaled: unsignaled sends alone would never free their queue entries */
-	ret = rpma_send(c->conn, g->mr, REQ_OFF(g, slot), sizeof(*req),
-			RPMA_F_COMPLETION_ALWAYS, NULL);
+	do {
+		ret = rpma_send(c->conn, g->mr, REQ_OFF(g, slot), sizeof(*req),
+				RPMA_F_COMPLETION_ALWAYS, NULL);
+	} while (ret && rpma_fio_client_sq_full(td, c, ret));
 	if (ret)
 		rpma_fio_err(td, "rpma_send()", ret);
 	return ret;

@@ -16,14 +16,28 @@ struct gpspm_server {
 	struct rpma_mr_local *mr;
 	char *buf;			/* nreq requests, then nresp responses */
 	unsigned int nreq, nresp, next_resp;
+	unsigned int sq, unpolled;	/* responses posted whose completion is not taken */
+	struct ibv_wc *stash;		/* requests taken while waiting for a free entry */
+	unsigned int stash_head, nstash;
 };
 
 #define REQ_SIZE sizeof(struct rpma_fio_gpspm_req)
 #define RESP_SIZE sizeof(struct rpma_fio_gpspm_resp)
 #define RESP_OFF(g, i) ((g)->nreq * REQ_SIZE + (size_t)(i) * RESP_SIZE)
 
+/*
+ * A response's send completion may come after the client's next request
+ * (rxe acknowledges lazily): room for two responses per request slot, and
+ * respond() waits for a free entry when even that is not enough.
+ */
 static uint32_t
 gpspm_sq_size(struct thread_data *td)
+{
+	return 2 * td->o.iodepth;
+}
+
+static uint32_t
+gpspm_rq_size(struct thread_data *td)
 {
 	return td->o.iodepth;
 }
@@ -42,9 +56,11 @@ gpspm_prepare(struct thread_data *td, struct rpma_fio_server *s, void **engine)
 	 * One more response buffer than send-queue entries: when one is reused,
 	 * the send that used it last has completed, or the queue would be full.
 	 */
-	g->nresp = gpspm_sq_size(td) + 1;
+	g->sq = gpspm_sq_size(td);
+	g->nresp = g->sq + 1;
 	g->buf = calloc(1, RESP_OFF(g, g->nresp));
-	if (!g->buf) {
+	g->stash = calloc(g->nreq, sizeof(*g->stash));
+	if (!g->buf || !g->stash) {
 		td_verror(td, ENOMEM, "calloc");
 		return -1;
 	}
@@ -83,6 +99,7 @@ gpspm_release(struct thread_data *td, struct rpma_fio_server *s)
 	if (g->mr)
 		(void) rpma_mr_dereg(&g->mr);
 	free(g->buf);
+	free(g->stash);
 	free(g);
 	s->engine = NULL;
 }
@@ -98,6 +115,26 @@ persist(struct rpma_fio_server *s, const struct rpma_fio_gpspm_req *req)
 	return 0;
 }
 
+/* Take completions until a send-queue entry is free; requests wait in the stash. */
+static int
+wait_free_entry(struct thread_data *td, struct rpma_fio_server *s)
+{
+	struct gpspm_server *g = s->engine;
+	struct ibv_wc wc;
+	int got;
+
+	while (g->unpolled >= g->sq) {
+		if (rpma_fio_wait_wc(td, s->conn, s->cq, s->busy, &wc, 1, &got) ||
+				wc.status != IBV_WC_SUCCESS || g->nstash == g->nreq)
+			return -1;
+		if (wc.opcode == IBV_WC_RECV)
+			g->stash[(g->stash_head + g->nstash++) % g->nreq] = wc;
+		else
+			g->unpolled--;
+	}
+	return 0;
+}
+
 static int
 respond(struct thread_data *td, struct rpma_fio_server *s, uint32_t slot, uint32_t status)
 {
@@ -106,6 +143,9 @@ respond(struct thread_data *td, struct rpma_fio_server *s, uint32_t slot, uint32
 	struct rpma_fio_gpspm_resp *resp = (void *)(g->buf + RESP_OFF(g, i));
 	int ret;
 
+	if (wait_free_entry(td, s))
+		return -1;
+
 	g->next_resp = (i + 1) % g->nresp;
 	resp->slot = slot;
 	resp->status = status;
@@ -113,6 +153,8 @@ respond(struct thread_data *td, struct rpma_fio_server *s, uint32_t slot, uint32
 			NULL);
 	if (ret)
 		rpma_fio_err(td, "rpma_send()", ret);
+	else
+		g->unpolled++;
 	return ret;
 }
 
@@ -143,33 +185,51 @@ serve(struct thread_data *td, struct rpma_fio_server *s, const struct ibv_wc *wc
 	return respond(td, s, req.slot, persist(s, &req)) ? -1 : 0;
 }
 
+/*
+ * The next request's completion, the stash's first: 0; 1 the client closed
+ * the connection; 2 its receives were flushed (it is gone); -1 failed
+ */
+static int
+next_request(struct thread_data *td, struct rpma_fio_server *s, struct ibv_wc *wc)
+{
+	struct gpspm_server *g = s->engine;
+	int got, ret;
+
+	if (g->nstash) {
+		*wc = g->stash[g->stash_head];
+		g->stash_head = (g->stash_head + 1) % g->nreq;
+		g->nstash--;
+		return 0;
+	}
+	for (;;) {
+		ret = rpma_fio_wait_wc(td, s->conn, s->cq, s->busy, wc, 1, &got);
+		if (ret)
+			return ret;
+		/* an error completion: the client is gone, its receives flushed */
+		if (wc->status != IBV_WC_SUCCESS)
+			return 2;
+		if (wc->opcode == IBV_WC_RECV)
+			return 0;
+		g->unpolled--;
+	}
+}
+
 static enum fio_q_status
 gpspm_server_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct rpma_fio_server *s = td->io_ops_data;
 	struct ibv_wc wc;
-	int got, ret;
+	int ret = next_request(td, s, &wc);
 
-	for (;;) {
-		ret = rpma_fio_wait_wc(td, s->conn, s->cq, s->busy, &wc, 1, &got);
-		if (ret == 1)
-			return rpma_fio_server_end(td, io_u, true);
-		if (ret < 0) {
-			io_u->error = td->error ? td->error : EIO;
-			return FIO_Q_COMPLETED;
-		}
-		/* an error completion: the client is gone, its receives flushed */
-		if (wc.status != IBV_WC_SUCCESS)
-			return rpma_fio_server_end(td, io_u, false);
-		if (wc.opcode != IBV_WC_RECV)
-			continue;
+	if (ret > 0)
+		return rpma_fio_server_end(td, io_u, ret == 1);
+	if (ret == 0)
 		ret = serve(td, s, &wc);
-		if (ret == 1)
-			return rpma_fio_server_end(td, io_u, false);
-		if (ret < 0)
-			io_u->error = td->error ? td->error : EIO;
-		return FIO_Q_COMPLETED;
-	}
+	if (ret == 1)
+		return rpma_fio_server_end(td, io_u, false);
+	if (ret < 0)
+		io_u->error = td->error ? td->error : EIO;
+	return FIO_Q_COMPLETED;
 }
 
 /* every io_u completes in queue(): there is never anything to reap */
@@ -194,7 +254,7 @@ gpspm_server_event(struct thread_data *td, int event)
 
 static const struct rpma_fio_server_ops gpspm_ops = {
 	.sq_size = gpspm_sq_size,
-	.rq_size = gpspm_sq_size,
+	.rq_size = gpspm_rq_size,
 	.prepare = gpspm_prepare,
 	.accepting = gpspm_accepting,
 	.release = gpspm_release,

@@ -67,4 +67,10 @@ void rpma_fio_err(struct thread_data *td, const char *call, int ret);
 int rpma_fio_wait_wc(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq,
 		bool busy, struct ibv_wc *wc, int max, int *got);
 
+/* Wait until fd is readable: 0; -1 when fio stops the job or poll fails. */
+int rpma_fio_wait_fd(struct thread_data *td, int fd);
+
+/* Disconnect (unless the peer's closing was seen already) and delete conn. */
+void rpma_fio_disconnect(struct rpma_conn **conn, bool closed);
+
 #endif

@@ -153,7 +153,7 @@ accept_client(struct thread_data *td, struct rpma_fio_server *s)
 	enum rpma_conn_event ev;
 	uint32_t sq = s->ops->sq_size ? s->ops->sq_size(td) : 1;
 	uint32_t rq = s->ops->rq_size ? s->ops->rq_size(td) : 1;
-	int ret;
+	int fd, ret;
 
 	if (pdata_fill(td, s, &pd))
 		return -1;
@@ -161,6 +161,11 @@ accept_client(struct thread_data *td, struct rpma_fio_server *s)
 			(ret = rpma_conn_cfg_set_rq_size(cfg, rq)) ||
 			(ret = rpma_conn_cfg_set_cq_size(cfg, sq + rq))) {
 		rpma_fio_err(td, "rpma_conn_cfg_*()", ret);
+		(void) rpma_conn_cfg_delete(&cfg);
+		return -1;
+	}
+	/* the client may take long to come: fio may stop the job meanwhile */
+	if ((ret = rpma_ep_get_fd(s->ep, &fd)) == 0 && rpma_fio_wait_fd(td, fd)) {
 		(void) rpma_conn_cfg_delete(&cfg);
 		return -1;
 	}
@@ -229,16 +234,11 @@ void
 rpma_fio_server_cleanup(struct thread_data *td)
 {
 	struct rpma_fio_server *s = td->io_ops_data;
-	enum rpma_conn_event ev;
 
 	if (!s)
 		return;
-	if (s->conn) {
-		/* a connection the client closed has no event left to wait for */
-		if (!s->closed && rpma_conn_disconnect(s->conn) == 0)
-			(void) rpma_conn_next_event(s->conn, &ev);
-		(void) rpma_conn_delete(&s->conn);
-	}
+	if (s->conn)
+		rpma_fio_disconnect(&s->conn, s->closed);
 	if (s->ep)
 		(void) rpma_ep_shutdown(&s->ep);
 	if (s->ops->release)
