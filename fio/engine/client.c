@@ -157,11 +157,8 @@ rpma_fio_client_init(struct thread_data *td, const struct rpma_fio_client_ops *o
 	struct rpma_fio_client *c;
 	unsigned int depth = td->o.iodepth;
 
-	if (!o->serverip || !*o->serverip) {
-		log_err("fio: %s: serverip= is required\n", td->o.name);
-		td_verror(td, EINVAL, "serverip");
+	if (rpma_fio_serverip_check(td))
 		return 1;
-	}
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		return 1;

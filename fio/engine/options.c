@@ -73,3 +73,15 @@ rpma_fio_port(struct thread_data *td, char *buf, size_t size)
 	(void) snprintf(buf, size, "%lu", port);
 	return 0;
 }
+
+int
+rpma_fio_serverip_check(struct thread_data *td)
+{
+	struct rpma_fio_options *o = td->eo;
+
+	if (o->serverip && *o->serverip)
+		return 0;
+	log_err("fio: %s: serverip= is required\n", td->o.name);
+	td_verror(td, EINVAL, "serverip");
+	return -1;
+}

@@ -30,6 +30,9 @@ struct rpma_fio_options {
 
 extern struct fio_option rpma_fio_options[];
 
+/* serverip= is given: 0; else fio's error, -1. */
+int rpma_fio_serverip_check(struct thread_data *td);
+
 /* The port a job uses: port + the job's index among its numjobs clones. */
 int rpma_fio_port(struct thread_data *td, char *buf, size_t size);
 

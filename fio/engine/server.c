@@ -79,11 +79,8 @@ rpma_fio_server_init(struct thread_data *td, const struct rpma_fio_server_ops *o
 	struct rpma_fio_options *o = td->eo;
 	struct rpma_fio_server *s;
 
-	if (!o->serverip || !*o->serverip) {
-		log_err("fio: %s: serverip= is required\n", td->o.name);
-		td_verror(td, EINVAL, "serverip");
+	if (rpma_fio_serverip_check(td))
 		return 1;
-	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return 1;
