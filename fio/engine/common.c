@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <time.h>
 
 #include "rpma_fio.h"
 
@@ -43,8 +44,30 @@ stopped(struct thread_data *td)
 {
 	if (!td->terminate)
 		return false;
-	td_verror(td, EINTR, "terminated while waiting for a completion");
+	td_verror(td, EINTR, "terminated while waiting");
 	return true;
+}
+
+static long long
+ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000LL + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/*
+ * fio also sets terminate when a time-based job's time is up, and then
+ * waits for what is in flight: completions still due come within
+ * milliseconds, so only a wait of seconds is given up.
+ */
+#define TERMINATE_GRACE_MS 3000
+
+static bool
+stopped_waiting(struct thread_data *td, const struct timespec *start)
+{
+	return td->terminate && ms_since(start) > TERMINATE_GRACE_MS && stopped(td);
 }
 
 int
@@ -67,7 +90,8 @@ rpma_fio_wait_fd(struct thread_data *td, int fd)
 
 /* 0: a completion may be there; 1: the connection ended; -1: failed */
 static int
-wait_channel(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq)
+wait_channel(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq,
+		const struct timespec *start)
 {
 	struct pollfd pfd[2] = {{.events = POLLIN}, {.events = POLLIN}};
 	int ret;
@@ -79,7 +103,7 @@ wait_channel(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq *cq)
 	}
 	/* a second at a time, to notice fio stopping */
 	while ((ret = poll(pfd, 2, 1000)) <= 0) {
-		if ((ret < 0 && errno != EINTR) || stopped(td)) {
+		if ((ret < 0 && errno != EINTR) || stopped_waiting(td, start)) {
 			if (!td->error)
 				td_verror(td, errno, "poll");
 			return -1;
@@ -101,7 +125,9 @@ rpma_fio_wait_wc(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq 
 		bool busy, struct ibv_wc *wc, int max, int *got)
 {
 	unsigned long spins = 0;
+	struct timespec start;
 
+	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (;;) {
 		int ret = rpma_cq_get_wc(cq, max, wc, got);
 		if (ret == 0)
@@ -111,12 +137,12 @@ rpma_fio_wait_wc(struct thread_data *td, struct rpma_conn *conn, struct rpma_cq 
 			return -1;
 		}
 		if (!busy) {
-			if ((ret = wait_channel(td, conn, cq)))
+			if ((ret = wait_channel(td, conn, cq, &start)))
 				return ret;
 		} else if (++spins % 4096 == 0) {
 			if (conn_ended(td, conn, 0))
 				return 1;
-			if (stopped(td))
+			if (stopped_waiting(td, &start))
 				return -1;
 		}
 	}
