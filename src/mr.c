@@ -234,7 +234,9 @@ rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 
 	if (desc == NULL || mr_ptr == NULL)
 		return RPMA_E_INVAL;
-	if (desc_size != DESC_SIZE) {
+	/* as librpma 1.x: a longer buffer (padded private data) holds the
+	 * descriptor in its first bytes */
+	if (desc_size < DESC_SIZE) {
 		RPMA_LOG_ERROR("remote memory descriptor of %zu bytes, expected %d",
 				desc_size, DESC_SIZE);
 		return RPMA_E_INVAL;

@@ -378,10 +378,25 @@ test_mr_remote_from_descriptor__invalid(void **state)
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE - 1, &mr),
 			RPMA_E_INVAL);
-	assert_int_equal(rpma_mr_remote_from_descriptor(desc, FX_DESC_SIZE + 1, &mr),
-			RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, 0, &mr), RPMA_E_INVAL);
 	assert_ptr_equal(mr, (struct rpma_mr_remote *)0x1);
+}
+
+/* a longer buffer (private data, padded) holds the descriptor in its first bytes */
+static void
+test_mr_remote_from_descriptor__longer_buffer(void **state)
+{
+	(void) state;
+	uint8_t desc[FX_DESC_SIZE + 35];
+	struct rpma_mr_remote *mr = NULL;
+	size_t size;
+
+	memset(desc, 0xff, sizeof(desc));
+	fx_desc(desc, 0x1000, 100, 7, RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
+	assert_int_equal(rpma_mr_remote_get_size(mr, &size), 0);
+	assert_int_equal(size, 100);
+	assert_int_equal(rpma_mr_remote_delete(&mr), 0);
 }
 
 /*
@@ -542,6 +557,7 @@ main(void)
 		TEST(test_mr_get_descriptor__invalid),
 		TEST(test_mr_descriptor__round_trip),
 		TEST(test_mr_remote_from_descriptor__invalid),
+		TEST(test_mr_remote_from_descriptor__longer_buffer),
 		TEST(test_mr_remote_from_descriptor__corrupted),
 		TEST(test_mr_remote_from_descriptor__alloc_fails),
 		TEST(test_mr_remote_from_descriptor__edge),
