@@ -737,7 +737,10 @@ test_flush__invalid(void **state)
 	fx_down(&f);
 }
 
-/* persistent: the region must allow it and the peer must have declared direct write to PMem */
+/*
+ * persistent: the region must allow it and the peer must have declared direct
+ * write to PMem in the configuration applied last
+ */
 static void
 test_flush__persistent_checks(void **state)
 {
@@ -763,7 +766,41 @@ test_flush__persistent_checks(void **state)
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 2);
+	/* a later configuration without direct write to PMem takes persistence back */
+	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, false), 0);
+	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	assert_int_equal(CALLS(ibv_post_send), 2);
+	/* visibility stays */
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
+			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 3);
 	assert_int_equal(rpma_mr_remote_delete(&vis_only), 0);
+	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
+	fx_down(&f);
+}
+
+/* a region the peer may read is flushable for visibility (the flush reads it), not persistence */
+static void
+test_flush__read_src_only(void **state)
+{
+	(void) state;
+	struct fx f;
+	struct rpma_peer_cfg *pcfg = NULL;
+
+	assert_int_equal(rpma_peer_cfg_new(&pcfg), 0);
+	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 8, 16, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
+			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 1);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 8);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 8, 16, RPMA_FLUSH_TYPE_PERSISTENT, ALWAYS,
+			CTX), RPMA_E_NOSUPP);
+	assert_int_equal(CALLS(ibv_post_send), 1);
 	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
 	fx_down(&f);
 }
@@ -958,6 +995,7 @@ main(void)
 		TEST(test_atomic_write__native),
 		TEST(test_flush__invalid),
 		TEST(test_flush__persistent_checks),
+		TEST(test_flush__read_src_only),
 		TEST(test_flush__visibility_needs_flush_usage),
 		TEST(test_flush__posted),
 		TEST(test_flush__tiny_region),

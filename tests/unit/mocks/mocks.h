@@ -102,8 +102,11 @@ struct mock_record {
 	int ack_calls_nevents[8];	/* nevents of the first ibv_ack_cq_events */
 	struct ibv_qp_init_attr_ex qp_attr;	/* of the last rdma_create_qp_ex */
 	struct rdma_conn_param conn_param;	/* of rdma_connect or rdma_accept */
+	uint8_t conn_pdata[256];	/* the private data it pointed at, copied */
 	struct rdma_addrinfo hints;	/* of the last rdma_getaddrinfo */
-	int resolve_timeout;
+	int resolve_timeout;		/* of the last rdma_resolve_addr or _route */
+	int resolve_addr_timeout;
+	int resolve_route_timeout;
 	struct { uint32_t rkey; uint64_t addr; uint64_t value; uint64_t wr_id;
 		unsigned flags; } atomic;	/* the last ibv_wr_atomic_write */
 	struct { enum ibv_advise_mr_advice advice; uint32_t flags; struct ibv_sge sge;
