@@ -318,6 +318,33 @@ test_conn_next_event__private_data(void **state)
 	fx_down(&f);	/* the copy is freed with the connection */
 }
 
+/* only ESTABLISHED brings the peer's private data, and only the first one is kept */
+static void
+test_conn_next_event__private_data_once(void **state)
+{
+	(void) state;
+	struct fx f;
+	enum rpma_conn_event ev;
+	struct rpma_conn_private_data pdata;
+
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	mock_cm_event_push(RDMA_CM_EVENT_REJECTED, NULL, "no", 2);
+	assert_int_equal(rpma_conn_next_event(f.conn, &ev), 0);
+	assert_int_equal(rpma_conn_get_private_data(f.conn, &pdata), 0);
+	assert_null(pdata.ptr);
+	assert_int_equal(pdata.len, 0);
+	mock_cm_event_push(RDMA_CM_EVENT_ESTABLISHED, NULL, "first", 5);
+	mock_cm_event_push(RDMA_CM_EVENT_ESTABLISHED, NULL, "later", 5);
+	mock_cm_event_push(RDMA_CM_EVENT_DISCONNECTED, NULL, "bye", 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rpma_conn_next_event(f.conn, &ev), 0);
+	assert_int_equal(ev, RPMA_CONN_CLOSED);
+	assert_int_equal(rpma_conn_get_private_data(f.conn, &pdata), 0);
+	assert_int_equal(pdata.len, 5);
+	assert_memory_equal(pdata.ptr, "first", 5);
+	fx_down(&f);
+}
+
 static void
 test_conn_next_event__private_data_nomem(void **state)
 {
@@ -523,6 +550,7 @@ test_read__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);	/* after the flush's buffer */
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 32);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
+	assert_int_equal(wr()->imm_data, 0);
 	/* the whole of both regions is in range */
 	assert_int_equal(rpma_read(f.conn, f.local, 0, f.remote, REMOTE_SIZE - LOCAL_SIZE,
 			LOCAL_SIZE, ON_ERROR, NULL), 0);
@@ -542,6 +570,7 @@ test_read__empty(void **state)
 	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(wr()->num_sge, 0);
 	assert_int_equal(wr()->wr_id, (uintptr_t)CTX);
+	assert_int_equal(wr()->imm_data, 0);
 	fx_down(&f);
 }
 
@@ -608,10 +637,13 @@ test_write__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 100);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
+	assert_int_equal(wr()->imm_data, 0);
 	assert_int_equal(rpma_write(f.conn, f.remote, 0, f.local, 0, 8, ON_ERROR, CTX), 0);
 	assert_int_equal(wr()->send_flags, 0);
 	assert_int_equal(rpma_write(f.conn, NULL, 0, NULL, 0, 0, ALWAYS, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_WRITE);
+	assert_int_equal(wr()->imm_data, 0);
 	MOCK_FAIL(ibv_post_send, EINVAL, 0);
 	assert_int_equal(rpma_write(f.conn, f.remote, 0, f.local, 0, 8, ALWAYS, CTX),
 			RPMA_E_PROVIDER);
@@ -909,6 +941,7 @@ test_send__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.addr, (uintptr_t)(buf + 4));
 	assert_int_equal(mock_rec.send_sge.length, 12);
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
+	assert_int_equal(wr()->imm_data, 0);
 	assert_int_equal(rpma_send_with_imm(f.conn, f.local, 0, 4, ON_ERROR, 0xdeadbeef, CTX), 0);
 	assert_int_equal(wr()->opcode, IBV_WR_SEND_WITH_IMM);
 	assert_int_equal(wr()->imm_data, htonl(0xdeadbeef));
@@ -917,6 +950,7 @@ test_send__posted(void **state)
 	assert_int_equal(rpma_send(f.conn, NULL, 0, 0, ALWAYS, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
 	assert_int_equal(wr()->opcode, IBV_WR_SEND);
+	assert_int_equal(wr()->imm_data, 0);
 	/* only an immediate value */
 	assert_int_equal(rpma_send_with_imm(f.conn, NULL, 0, 0, ALWAYS, 0x01020304, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
@@ -976,6 +1010,7 @@ main(void)
 		TEST(test_conn_next_event__no_event),
 		TEST(test_conn_next_event__ack_fails),
 		TEST(test_conn_next_event__private_data),
+		TEST(test_conn_next_event__private_data_once),
 		TEST(test_conn_next_event__private_data_nomem),
 		TEST(test_conn_wait__invalid),
 		TEST(test_conn_wait__cq_and_rcq),

@@ -477,6 +477,30 @@ test_conn_req_new__default_timeout(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* the request's event cannot be acknowledged: nothing is accepted, all is released */
+static void
+test_conn_req_incoming__ack_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = incoming(peer, "ab", 2);
+	struct rpma_conn *conn = (struct rpma_conn *)0x1;
+
+	mock_calls_reset();
+	MOCK_FAIL(rdma_ack_cm_event, -1, EINVAL);
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_null(req);
+	assert_ptr_equal(conn, (struct rpma_conn *)0x1);
+	assert_int_equal(CALLS(rdma_accept), 0);
+	assert_int_equal(CALLS(rdma_migrate_id), 0);
+	assert_int_equal(CALLS(rdma_reject), 1);
+	assert_int_equal(CALLS(rdma_destroy_id), 1);
+	assert_int_equal(CALLS(ibv_destroy_cq), 1);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	mock_release_all();	/* the event the mock kept */
+}
+
 static void
 test_conn_req_incoming__accept_fails(void **state)
 {
@@ -606,6 +630,7 @@ main(void)
 		TEST(test_conn_req_connect__steps_fail),
 		TEST(test_conn_req_incoming__accept),
 		TEST(test_conn_req_incoming__accept_private_data),
+		TEST(test_conn_req_incoming__ack_fails),
 		TEST(test_conn_req_incoming__accept_fails),
 		TEST(test_conn_req_incoming__delete_rejects),
 		TEST(test_conn_req_incoming__delete_reject_fails),

@@ -151,37 +151,77 @@ test_log_message__truncated(void **state)
 	assert_true(strlen(got.msg) > 1000);
 }
 
-/* the default function writes to stderr up to the auxiliary threshold */
+/* what emit() writes to stderr, through the default function */
 static void
-test_log_default__stderr(void **state)
+stderr_of(void (*emit)(void), char *out, size_t size)
 {
-	(void) state;
-	char out[512] = {0};
 	FILE *tmp = tmpfile();
 	int saved = dup(STDERR_FILENO);
 
 	assert_non_null(tmp);
 	assert_true(saved >= 0);
 	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
-	/* both pass the main threshold (to syslog); the aux one picks for stderr */
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_WARNING),
-			0);
 	fflush(stderr);
 	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
-	RPMA_LOG_INFO("not on stderr");
-	RPMA_LOG_WARNING("on stderr %d", 7);
+	emit();
 	fflush(stderr);
 	assert_true(dup2(saved, STDERR_FILENO) >= 0);
 	close(saved);
 	rewind(tmp);
-	size_t n = fread(out, 1, sizeof(out) - 1, tmp);
+	memset(out, 0, size);
+	size_t n = fread(out, 1, size - 1, tmp);
 	fclose(tmp);
 	assert_true(n > 0);
+}
+
+static void
+emit_info_and_warning(void)
+{
+	RPMA_LOG_INFO("not on stderr");
+	RPMA_LOG_WARNING("on stderr %d", 7);
+}
+
+/* the default function writes to stderr up to the auxiliary threshold */
+static void
+test_log_default__stderr(void **state)
+{
+	(void) state;
+	char out[512];
+
+	/* both pass the main threshold (to syslog); the aux one picks for stderr */
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_WARNING),
+			0);
+	stderr_of(emit_info_and_warning, out, sizeof(out));
 	assert_non_null(strstr(out, "on stderr 7"));
 	assert_non_null(strstr(out, "WARNING"));
 	assert_null(strstr(out, "not on stderr"));
 	assert_int_equal(got.calls, 0);	/* the test's function was replaced */
+}
+
+static void
+emit_every_level(void)
+{
+	rpma_log_emit(RPMA_LOG_LEVEL_FATAL, NULL, 0, NULL, "fatal one");
+	rpma_log_emit(RPMA_LOG_LEVEL_DEBUG, "f.c", 3, "fn", "debug one");
+	/* no level: never printed, never an index out of the names */
+	rpma_log_emit(RPMA_LOG_DISABLED, NULL, 0, NULL, "never");
+	rpma_log_emit((enum rpma_log_level)(RPMA_LOG_LEVEL_DEBUG + 1), NULL, 0, NULL, "never");
+}
+
+/* the first and the last level are printed with their names, what is beyond is dropped */
+static void
+test_log_default__levels(void **state)
+{
+	(void) state;
+	char out[512];
+
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG),
+			0);
+	stderr_of(emit_every_level, out, sizeof(out));
+	assert_non_null(strstr(out, "librpma FATAL: fatal one\n"));
+	assert_non_null(strstr(out, "librpma DEBUG: f.c:3 fn(): debug one\n"));
+	assert_null(strstr(out, "never"));
 }
 
 int
@@ -196,6 +236,7 @@ main(void)
 		LTEST(test_log_provider__errno),
 		LTEST(test_log_message__truncated),
 		LTEST(test_log_default__stderr),
+		LTEST(test_log_default__levels),
 	};
 	return RUN(tests);
 }

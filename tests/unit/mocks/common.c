@@ -158,6 +158,8 @@ __wrap_malloc(size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
+	/* the library never needs an empty block: one is a size gone wrong */
+	assert_true(size > 0);
 	void *p = __real_malloc(size);
 	if (p)
 		heap_live++;
@@ -173,6 +175,7 @@ __wrap_calloc(size_t nmemb, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
+	assert_true(nmemb > 0 && size > 0);
 	void *p = __real_calloc(nmemb, size);
 	if (p)
 		heap_live++;

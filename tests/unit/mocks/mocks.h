@@ -107,6 +107,7 @@ struct mock_record {
 	int resolve_timeout;		/* of the last rdma_resolve_addr or _route */
 	int resolve_addr_timeout;
 	int resolve_route_timeout;
+	int listen_backlog;
 	struct { uint32_t rkey; uint64_t addr; uint64_t value; uint64_t wr_id;
 		unsigned flags; } atomic;	/* the last ibv_wr_atomic_write */
 	struct { enum ibv_advise_mr_advice advice; uint32_t flags; struct ibv_sge sge;

@@ -190,7 +190,7 @@ int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	(void) id;
-	(void) backlog;
+	mock_rec.listen_backlog = backlog;
 	PLANNED_INT(rdma_listen);
 	return 0;
 }
@@ -275,8 +275,9 @@ int
 rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
 	(void) id;
-	(void) private_data;
-	(void) private_data_len;
+	/* librdmacm copies private_data_len bytes from private_data */
+	if (private_data == NULL)
+		assert_int_equal(private_data_len, 0);
 	PLANNED_INT(rdma_reject);
 	return 0;
 }

@@ -79,12 +79,21 @@ test_mr_reg__reg_fails(void **state)
 	struct rpma_peer *peer = fx_peer();
 	struct rpma_mr_local *mr = NULL;
 
+	int logged = mock_rec.log_count;
 	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
 	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr),
 			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EFAULT);
 	assert_null(mr);
 	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	/* memory that cannot be pinned gets a line saying what memory to use instead */
+	assert_int_equal(mock_rec.log_count, logged + 2);
+	logged = mock_rec.log_count;
+	MOCK_FAIL(ibv_reg_mr, 0, ENOMEM);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(mock_rec.log_count, logged + 1);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
@@ -372,6 +381,26 @@ test_mr_advise__success(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* an SGE's length has 32 bits: a larger range is refused, not cut short */
+static void
+test_mr_advise__sge_length_limit(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	/* the mocks never touch the memory of a region */
+	size_t size = (size_t)UINT32_MAX + 2;
+	struct rpma_mr_local *mr = fx_mr(peer, buf, size, RPMA_MR_USAGE_RECV);
+
+	assert_int_equal(rpma_mr_advise(mr, 0, (size_t)UINT32_MAX + 1,
+			IBV_ADVISE_MR_ADVICE_PREFETCH, 0), RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_advise_mr), 0);
+	assert_int_equal(rpma_mr_advise(mr, 1, UINT32_MAX, IBV_ADVISE_MR_ADVICE_PREFETCH, 0), 0);
+	assert_int_equal(mock_rec.advise.sge.length, UINT32_MAX);
+	assert_int_equal(mock_rec.advise.sge.addr, (uintptr_t)(buf + 1));
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 static void
 test_mr_advise__provider_errors(void **state)
 {
@@ -418,6 +447,7 @@ main(void)
 		TEST(test_mr_remote_getters__invalid),
 		TEST(test_mr_advise__invalid),
 		TEST(test_mr_advise__success),
+		TEST(test_mr_advise__sge_length_limit),
 		TEST(test_mr_advise__provider_errors),
 	};
 	return RUN(tests);
