@@ -740,6 +740,15 @@ test_atomic_write__native(void **state)
 			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EIO);
 	assert_int_equal(mock_rec.atomic.flags, 0);
+	/* the range is checked on this path too */
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE - 4, v, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE, v, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_wr_complete), 2);
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE - 8, v, ALWAYS, CTX),
+			0);
+	assert_int_equal(mock_rec.atomic.addr, REMOTE_ADDR + REMOTE_SIZE - 8);
 #else
 	(void) expected;
 	assert_int_equal(ret, 0);

@@ -293,6 +293,29 @@ test_mr_remote_from_descriptor__corrupted(void **state)
 	assert_int_equal(CALLS(malloc), 0);
 }
 
+/* ranges that end at the top of the address space do not wrap: accepted */
+static void
+test_mr_remote_from_descriptor__top_of_space(void **state)
+{
+	(void) state;
+	static const struct { uint64_t addr, size; } edge[] = {
+		{0, UINT64_MAX},
+		{UINT64_MAX - 100, 100},
+	};
+	uint8_t desc[FX_DESC_SIZE];
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		struct rpma_mr_remote *mr = NULL;
+		size_t size = 0;
+
+		fx_desc(desc, edge[i].addr, edge[i].size, 7, RPMA_MR_USAGE_READ_SRC);
+		assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
+		assert_int_equal(rpma_mr_remote_get_size(mr, &size), 0);
+		assert_int_equal(size, edge[i].size);
+		assert_int_equal(rpma_mr_remote_delete(&mr), 0);
+	}
+}
+
 static void
 test_mr_remote_from_descriptor__alloc_fails(void **state)
 {
@@ -442,6 +465,7 @@ main(void)
 		TEST(test_mr_descriptor__round_trip),
 		TEST(test_mr_remote_from_descriptor__invalid),
 		TEST(test_mr_remote_from_descriptor__corrupted),
+		TEST(test_mr_remote_from_descriptor__top_of_space),
 		TEST(test_mr_remote_from_descriptor__alloc_fails),
 		TEST(test_mr_remote_from_descriptor__edge),
 		TEST(test_mr_remote_getters__invalid),
