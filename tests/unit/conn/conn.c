@@ -794,6 +794,8 @@ test_flush__persistent_checks(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	/* no peer configuration applied */
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	/* the log says which of the two is missing */
+	assert_non_null(strstr(mock_rec.log_last, "did not declare direct write to PMem"));
 	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
 	assert_int_equal(CALLS(ibv_post_send), 0);
@@ -805,6 +807,7 @@ test_flush__persistent_checks(void **state)
 	struct rpma_mr_remote *vis_only = fx_mr_remote(REMOTE_ADDR, REMOTE_SIZE, RKEY,
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	assert_non_null(strstr(mock_rec.log_last, "not registered for a persistent flush"));
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), 0);
 	assert_int_equal(CALLS(ibv_post_send), 2);
@@ -855,6 +858,7 @@ test_flush__visibility_needs_flush_usage(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_WRITE_DST);
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), RPMA_E_NOSUPP);
+	assert_non_null(strstr(mock_rec.log_last, "not registered for a visibility flush"));
 	assert_int_equal(CALLS(ibv_post_send), 0);
 	fx_down(&f);
 }

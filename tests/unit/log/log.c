@@ -2,6 +2,7 @@
 /* log.c -- unit tests of src/log.c: thresholds, the log function, the default one */
 
 #include <stdio.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -224,6 +225,24 @@ test_log_default__levels(void **state)
 	assert_null(strstr(out, "never"));
 }
 
+/* syslog gets what passes the main threshold, inclusive, at the matching priority */
+static void
+test_log_default__syslog(void **state)
+{
+	(void) state;
+
+	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	rpma_log_emit(RPMA_LOG_LEVEL_WARNING, "f.c", 1, "fn", "warned %d", 1);
+	assert_int_equal(mock_rec.syslog_count, 1);
+	assert_int_equal(mock_rec.syslog_priority, LOG_WARNING);
+	assert_string_equal(mock_rec.syslog_last, "librpma WARNING: warned 1");
+	rpma_log_emit(RPMA_LOG_LEVEL_NOTICE, "f.c", 1, "fn", "noticed");
+	assert_int_equal(mock_rec.syslog_count, 1);
+	rpma_log_emit(RPMA_LOG_LEVEL_FATAL, "f.c", 1, "fn", "fatal");
+	assert_int_equal(mock_rec.syslog_count, 2);
+	assert_int_equal(mock_rec.syslog_priority, LOG_CRIT);
+}
+
 int
 main(void)
 {
@@ -237,6 +256,7 @@ main(void)
 		LTEST(test_log_message__truncated),
 		LTEST(test_log_default__stderr),
 		LTEST(test_log_default__levels),
+		LTEST(test_log_default__syslog),
 	};
 	return RUN(tests);
 }

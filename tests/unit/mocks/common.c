@@ -190,6 +190,39 @@ __wrap_free(void *ptr)
 	__real_free(ptr);
 }
 
+/* syslog() (or its fortified form) records instead of sending */
+static void
+syslog_record(int priority, const char *format, va_list ap)
+{
+	mock_rec.syslog_count++;
+	mock_rec.syslog_priority = priority;
+	vsnprintf(mock_rec.syslog_last, sizeof(mock_rec.syslog_last), format, ap);
+}
+
+void __wrap_syslog(int priority, const char *format, ...);
+void __wrap___syslog_chk(int priority, int flag, const char *format, ...);
+
+void
+__wrap_syslog(int priority, const char *format, ...)
+{
+	va_list ap;
+
+	va_start(ap, format);
+	syslog_record(priority, format, ap);
+	va_end(ap);
+}
+
+void
+__wrap___syslog_chk(int priority, int flag, const char *format, ...)
+{
+	va_list ap;
+
+	(void) flag;
+	va_start(ap, format);
+	syslog_record(priority, format, ap);
+	va_end(ap);
+}
+
 /* the library's messages are kept, not printed: a test may check one was logged */
 static void
 mock_log(enum rpma_log_level level, const char *file_name, const int line_no,

@@ -115,6 +115,9 @@ struct mock_record {
 	struct ibv_srq_init_attr srq_attr;
 	int log_count;			/* messages the library logged */
 	char log_last[256];
+	int syslog_count;		/* messages the default function sent to syslog */
+	int syslog_priority;		/* of the last one */
+	char syslog_last[256];
 };
 extern struct mock_record mock_rec;
 
