@@ -506,6 +506,9 @@ test_read__invalid(void **state)
 	assert_int_equal(rpma_read(f.conn, NULL, 0, NULL, 0, 8, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_read(f.conn, NULL, 1, NULL, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_read(f.conn, NULL, 0, NULL, 1, 0, ALWAYS, CTX), RPMA_E_INVAL);
+	/* an empty request has no region on either side */
+	assert_int_equal(rpma_read(f.conn, f.local, 0, NULL, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_read(f.conn, NULL, 0, f.remote, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(CALLS(ibv_post_send), 0);
 	fx_down(&f);
 }
