@@ -330,6 +330,33 @@ test_conn_next_event__private_data(void **state)
 	fx_down(&f);	/* the copy is freed with the connection */
 }
 
+/* only ESTABLISHED brings the peer's private data, and only the first one is kept */
+static void
+test_conn_next_event__private_data_once(void **state)
+{
+	(void) state;
+	struct fx f;
+	enum rpma_conn_event ev;
+	struct rpma_conn_private_data pdata;
+
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	mock_cm_event_push(RDMA_CM_EVENT_REJECTED, NULL, "no", 2);
+	assert_int_equal(rpma_conn_next_event(f.conn, &ev), 0);
+	assert_int_equal(rpma_conn_get_private_data(f.conn, &pdata), 0);
+	assert_null(pdata.ptr);
+	assert_int_equal(pdata.len, 0);
+	mock_cm_event_push(RDMA_CM_EVENT_ESTABLISHED, NULL, "first", 5);
+	mock_cm_event_push(RDMA_CM_EVENT_ESTABLISHED, NULL, "later", 5);
+	mock_cm_event_push(RDMA_CM_EVENT_DISCONNECTED, NULL, "bye", 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rpma_conn_next_event(f.conn, &ev), 0);
+	assert_int_equal(ev, RPMA_CONN_CLOSED);
+	assert_int_equal(rpma_conn_get_private_data(f.conn, &pdata), 0);
+	assert_int_equal(pdata.len, 5);
+	assert_memory_equal(pdata.ptr, "first", 5);
+	fx_down(&f);
+}
+
 static void
 test_conn_next_event__private_data_nomem(void **state)
 {
@@ -491,6 +518,9 @@ test_read__invalid(void **state)
 	assert_int_equal(rpma_read(f.conn, NULL, 0, NULL, 0, 8, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_read(f.conn, NULL, 1, NULL, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_read(f.conn, NULL, 0, NULL, 1, 0, ALWAYS, CTX), RPMA_E_INVAL);
+	/* an empty request has no region on either side */
+	assert_int_equal(rpma_read(f.conn, f.local, 0, NULL, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_read(f.conn, NULL, 0, f.remote, 0, 0, ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(CALLS(ibv_post_send), 0);
 	fx_down(&f);
 }
@@ -535,6 +565,7 @@ test_read__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);	/* after the flush's buffer */
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 32);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
+	assert_int_equal(wr()->imm_data, 0);
 	/* the whole of both regions is in range */
 	assert_int_equal(rpma_read(f.conn, f.local, 0, f.remote, REMOTE_SIZE - LOCAL_SIZE,
 			LOCAL_SIZE, ON_ERROR, NULL), 0);
@@ -554,6 +585,7 @@ test_read__empty(void **state)
 	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(wr()->num_sge, 0);
 	assert_int_equal(wr()->wr_id, (uintptr_t)CTX);
+	assert_int_equal(wr()->imm_data, 0);
 	fx_down(&f);
 }
 
@@ -620,10 +652,13 @@ test_write__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 100);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
+	assert_int_equal(wr()->imm_data, 0);
 	assert_int_equal(rpma_write(f.conn, f.remote, 0, f.local, 0, 8, ON_ERROR, CTX), 0);
 	assert_int_equal(wr()->send_flags, 0);
 	assert_int_equal(rpma_write(f.conn, NULL, 0, NULL, 0, 0, ALWAYS, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_WRITE);
+	assert_int_equal(wr()->imm_data, 0);
 	MOCK_FAIL(ibv_post_send, EINVAL, 0);
 	assert_int_equal(rpma_write(f.conn, f.remote, 0, f.local, 0, 8, ALWAYS, CTX),
 			RPMA_E_PROVIDER);
@@ -720,6 +755,15 @@ test_atomic_write__native(void **state)
 			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EIO);
 	assert_int_equal(mock_rec.atomic.flags, 0);
+	/* the range is checked on this path too */
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE - 4, v, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE, v, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_wr_complete), 2);
+	assert_int_equal(rpma_atomic_write(f.conn, f.remote, REMOTE_SIZE - 8, v, ALWAYS, CTX),
+			0);
+	assert_int_equal(mock_rec.atomic.addr, REMOTE_ADDR + REMOTE_SIZE - 8);
 #else
 	(void) expected;
 	assert_int_equal(ret, 0);
@@ -749,7 +793,10 @@ test_flush__invalid(void **state)
 	fx_down(&f);
 }
 
-/* persistent: the region must allow it and the peer must have declared direct write to PMem */
+/*
+ * persistent: the region must allow it and the peer must have declared direct
+ * write to PMem in the configuration applied last
+ */
 static void
 test_flush__persistent_checks(void **state)
 {
@@ -762,6 +809,8 @@ test_flush__persistent_checks(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	/* no peer configuration applied */
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	/* the log says which of the two is missing */
+	assert_non_null(strstr(mock_rec.log_last, "did not declare direct write to PMem"));
 	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
 	assert_int_equal(CALLS(ibv_post_send), 0);
@@ -773,9 +822,44 @@ test_flush__persistent_checks(void **state)
 	struct rpma_mr_remote *vis_only = fx_mr_remote(REMOTE_ADDR, REMOTE_SIZE, RKEY,
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	assert_non_null(strstr(mock_rec.log_last, "not registered for a persistent flush"));
 	assert_int_equal(rpma_flush(f.conn, vis_only, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 2);
+	/* a later configuration without direct write to PMem takes persistence back */
+	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, false), 0);
+	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, pers, ALWAYS, CTX), RPMA_E_NOSUPP);
+	assert_int_equal(CALLS(ibv_post_send), 2);
+	/* visibility stays */
+	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
+			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 3);
 	assert_int_equal(rpma_mr_remote_delete(&vis_only), 0);
+	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
+	fx_down(&f);
+}
+
+/* a region the peer may read is flushable for visibility (the flush reads it), not persistence */
+static void
+test_flush__read_src_only(void **state)
+{
+	(void) state;
+	struct fx f;
+	struct rpma_peer_cfg *pcfg = NULL;
+
+	assert_int_equal(rpma_peer_cfg_new(&pcfg), 0);
+	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true), 0);
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_conn_apply_remote_peer_cfg(f.conn, pcfg), 0);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 8, 16, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
+			CTX), 0);
+	assert_int_equal(CALLS(ibv_post_send), 1);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 8);
+	assert_int_equal(rpma_flush(f.conn, f.remote, 8, 16, RPMA_FLUSH_TYPE_PERSISTENT, ALWAYS,
+			CTX), RPMA_E_NOSUPP);
+	assert_int_equal(CALLS(ibv_post_send), 1);
 	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
 	fx_down(&f);
 }
@@ -789,6 +873,7 @@ test_flush__visibility_needs_flush_usage(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_WRITE_DST);
 	assert_int_equal(rpma_flush(f.conn, f.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS,
 			CTX), RPMA_E_NOSUPP);
+	assert_non_null(strstr(mock_rec.log_last, "not registered for a visibility flush"));
 	assert_int_equal(CALLS(ibv_post_send), 0);
 	fx_down(&f);
 }
@@ -1026,6 +1111,7 @@ test_send__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.addr, (uintptr_t)(buf + 4));
 	assert_int_equal(mock_rec.send_sge.length, 12);
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
+	assert_int_equal(wr()->imm_data, 0);
 	assert_int_equal(rpma_send_with_imm(f.conn, f.local, 0, 4, ON_ERROR, 0xdeadbeef, CTX), 0);
 	assert_int_equal(wr()->opcode, IBV_WR_SEND_WITH_IMM);
 	assert_int_equal(wr()->imm_data, htonl(0xdeadbeef));
@@ -1034,6 +1120,7 @@ test_send__posted(void **state)
 	assert_int_equal(rpma_send(f.conn, NULL, 0, 0, ALWAYS, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
 	assert_int_equal(wr()->opcode, IBV_WR_SEND);
+	assert_int_equal(wr()->imm_data, 0);
 	/* only an immediate value */
 	assert_int_equal(rpma_send_with_imm(f.conn, NULL, 0, 0, ALWAYS, 0x01020304, CTX), 0);
 	assert_int_equal(wr()->num_sge, 0);
@@ -1093,6 +1180,7 @@ main(void)
 		TEST(test_conn_next_event__no_event),
 		TEST(test_conn_next_event__ack_fails),
 		TEST(test_conn_next_event__private_data),
+		TEST(test_conn_next_event__private_data_once),
 		TEST(test_conn_next_event__private_data_nomem),
 		TEST(test_conn_wait__invalid),
 		TEST(test_conn_wait__cq_and_rcq),
@@ -1112,6 +1200,7 @@ main(void)
 		TEST(test_atomic_write__native),
 		TEST(test_flush__invalid),
 		TEST(test_flush__persistent_checks),
+		TEST(test_flush__read_src_only),
 		TEST(test_flush__visibility_needs_flush_usage),
 		TEST(test_flush__posted),
 		TEST(test_flush__native),

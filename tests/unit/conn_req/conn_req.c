@@ -38,6 +38,32 @@ incoming(struct rpma_peer *peer, const void *pdata, uint8_t len)
 	return req;
 }
 
+/*
+ * what rdma_connect or rdma_accept got: the private data given (its bytes,
+ * not only its pointer), the most RDMA reads in flight either way, and
+ * retries without end (7) for both transport and RNR errors
+ */
+static void
+assert_conn_param(const void *pdata, uint8_t len)
+{
+	const struct rdma_conn_param *p = &mock_rec.conn_param;
+
+	assert_int_equal(p->private_data_len, len);
+	if (pdata) {
+		assert_ptr_equal(p->private_data, pdata);
+		assert_memory_equal(mock_rec.conn_pdata, pdata, len);
+	} else {
+		assert_null(p->private_data);
+	}
+	assert_int_equal(p->responder_resources, RDMA_MAX_RESP_RES);
+	assert_int_equal(p->initiator_depth, RDMA_MAX_INIT_DEPTH);
+	assert_int_equal(p->flow_control, 1);
+	assert_int_equal(p->retry_count, 7);
+	assert_int_equal(p->rnr_retry_count, 7);
+	assert_int_equal(p->srq, 0);
+	assert_int_equal(p->qp_num, 0);
+}
+
 static void
 test_conn_req_new__invalid(void **state)
 {
@@ -71,7 +97,8 @@ test_conn_req_new__success(void **state)
 	/* resolved as the active side, within the configured timeout */
 	assert_int_equal(mock_rec.hints.ai_flags & RAI_PASSIVE, 0);
 	assert_int_equal(mock_rec.hints.ai_port_space, RDMA_PS_TCP);
-	assert_int_equal(mock_rec.resolve_timeout, 777);
+	assert_int_equal(mock_rec.resolve_addr_timeout, 777);
+	assert_int_equal(mock_rec.resolve_route_timeout, 777);
 	assert_true(ORDER(rdma_resolve_addr) < ORDER(rdma_resolve_route));
 	assert_int_equal(CALLS(rdma_freeaddrinfo), 1);
 	/* one CQ for everything, the QP on it */
@@ -335,6 +362,7 @@ test_conn_req_connect__active(void **state)
 	assert_int_equal(mock_rec.conn_param.private_data_len, 6);
 	assert_int_equal(mock_rec.conn_param.responder_resources, RDMA_MAX_RESP_RES);
 	assert_int_equal(mock_rec.conn_param.initiator_depth, RDMA_MAX_INIT_DEPTH);
+	assert_conn_param(pdata.ptr, 6);
 	assert_int_equal(rpma_conn_get_event_fd(conn, &fd), 0);
 	assert_true(fd >= 200);
 	assert_int_equal(rpma_conn_delete(&conn), 0);
@@ -411,11 +439,74 @@ test_conn_req_incoming__accept(void **state)
 	assert_true(ORDER(rdma_migrate_id) < ORDER(rdma_accept));
 	assert_int_equal(CALLS(rdma_connect), 0);
 	assert_null(mock_rec.conn_param.private_data);
+	assert_conn_param(NULL, 0);
 	/* the connection keeps the private data of the request */
 	assert_int_equal(rpma_conn_get_private_data(conn, &pdata), 0);
 	assert_memory_equal(pdata.ptr, hello, sizeof(hello));
 	assert_int_equal(rpma_conn_delete(&conn), 0);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* the server's private data goes with its accept, as the client's with its connect */
+static void
+test_conn_req_incoming__accept_private_data(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = incoming(peer, "hi", 3);
+	char reply[] = "from the server";
+	struct rpma_conn_private_data pdata = {reply, sizeof(reply)};
+	struct rpma_conn *conn = NULL;
+
+	mock_calls_reset();
+	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), 0);
+	assert_int_equal(CALLS(rdma_accept), 1);
+	assert_int_equal(CALLS(rdma_connect), 0);
+	assert_conn_param(reply, sizeof(reply));
+	/* what the connection reports is still the client's */
+	assert_int_equal(rpma_conn_get_private_data(conn, &pdata), 0);
+	assert_int_equal(pdata.len, 3);
+	assert_memory_equal(pdata.ptr, "hi", 3);
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* without a configuration the resolution waits the documented default */
+static void
+test_conn_req_new__default_timeout(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = fx_conn_req(peer, NULL);
+
+	assert_int_equal(mock_rec.resolve_addr_timeout, RPMA_DEFAULT_TIMEOUT_MS);
+	assert_int_equal(mock_rec.resolve_route_timeout, RPMA_DEFAULT_TIMEOUT_MS);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* the request's event cannot be acknowledged: nothing is accepted, all is released */
+static void
+test_conn_req_incoming__ack_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = incoming(peer, "ab", 2);
+	struct rpma_conn *conn = (struct rpma_conn *)0x1;
+
+	mock_calls_reset();
+	MOCK_FAIL(rdma_ack_cm_event, -1, EINVAL);
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_null(req);
+	assert_ptr_equal(conn, (struct rpma_conn *)0x1);
+	assert_int_equal(CALLS(rdma_accept), 0);
+	assert_int_equal(CALLS(rdma_migrate_id), 0);
+	assert_int_equal(CALLS(rdma_reject), 1);
+	assert_int_equal(CALLS(rdma_destroy_id), 1);
+	assert_int_equal(CALLS(ibv_destroy_cq), 1);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	mock_release_all();	/* the event the mock kept */
 }
 
 static void
@@ -532,6 +623,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(test_conn_req_new__invalid),
 		TEST(test_conn_req_new__success),
+		TEST(test_conn_req_new__default_timeout),
 		TEST(test_conn_req_new__rcq_and_shared_channel),
 		TEST(test_conn_req_new__srq),
 		TEST(test_conn_req_new__create_id_fails),
@@ -545,6 +637,8 @@ main(void)
 		TEST(test_conn_req_connect__connect_fails),
 		TEST(test_conn_req_connect__steps_fail),
 		TEST(test_conn_req_incoming__accept),
+		TEST(test_conn_req_incoming__accept_private_data),
+		TEST(test_conn_req_incoming__ack_fails),
 		TEST(test_conn_req_incoming__accept_fails),
 		TEST(test_conn_req_incoming__delete_rejects),
 		TEST(test_conn_req_incoming__delete_reject_fails),

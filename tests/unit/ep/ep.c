@@ -37,6 +37,9 @@ test_ep_listen__success(void **state)
 	assert_true(mock_rec.hints.ai_flags & RAI_PASSIVE);
 	assert_int_equal(mock_rec.hints.ai_port_space, RDMA_PS_TCP);
 	assert_true(ORDER(rdma_bind_addr) < ORDER(rdma_listen));
+	/* 0: the kernel's largest backlog (net.rdma_ucm.max_backlog) */
+	assert_int_equal(CALLS(rdma_listen), 1);
+	assert_int_equal(mock_rec.listen_backlog, 0);
 	assert_int_equal(CALLS(rdma_freeaddrinfo), 1);
 	assert_int_equal(rpma_ep_get_fd(ep, &fd), 0);
 	assert_true(fd >= 200);

@@ -2,6 +2,7 @@
 /* log.c -- unit tests of src/log.c: thresholds, the log function, the default one */
 
 #include <stdio.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "fixtures.h"
@@ -166,39 +167,97 @@ test_log_message__long(void **state)
 	assert_int_equal(got.msg[sizeof(longer) - 1], '\n');
 }
 
-/* the default function writes to stderr up to the auxiliary threshold */
+/* what emit() writes to stderr, through the default function */
 static void
-test_log_default__stderr(void **state)
+stderr_of(void (*emit)(void), char *out, size_t size)
 {
-	(void) state;
-	char out[512] = {0};
 	FILE *tmp = tmpfile();
 	int saved = dup(STDERR_FILENO);
 
 	assert_non_null(tmp);
 	assert_true(saved >= 0);
 	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
-	/* both pass the main threshold (to syslog); the aux one picks for stderr */
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_WARNING),
-			0);
 	fflush(stderr);
 	assert_true(dup2(fileno(tmp), STDERR_FILENO) >= 0);
-	RPMA_LOG_INFO("not on stderr");
-	RPMA_LOG_WARNING("on stderr %d", 7);
+	emit();
 	fflush(stderr);
 	assert_true(dup2(saved, STDERR_FILENO) >= 0);
 	close(saved);
 	rewind(tmp);
-	size_t n = fread(out, 1, sizeof(out) - 1, tmp);
+	memset(out, 0, size);
+	size_t n = fread(out, 1, size - 1, tmp);
 	fclose(tmp);
 	assert_true(n > 0);
+}
+
+static void
+emit_info_and_warning(void)
+{
+	RPMA_LOG_INFO("not on stderr");
+	RPMA_LOG_WARNING("on stderr %d", 7);
+}
+
+/* the default function writes to stderr up to the auxiliary threshold */
+static void
+test_log_default__stderr(void **state)
+{
+	(void) state;
+	char out[512];
+
+	/* both pass the main threshold (to syslog); the aux one picks for stderr */
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_WARNING),
+			0);
+	stderr_of(emit_info_and_warning, out, sizeof(out));
 	/* one line per message: the message's newline is not doubled */
 	assert_non_null(strstr(out, "on stderr 7\n"));
 	assert_null(strstr(out, "\n\n"));
 	assert_non_null(strstr(out, "WARNING"));
 	assert_null(strstr(out, "not on stderr"));
 	assert_int_equal(got.calls, 0);	/* the test's function was replaced */
+}
+
+static void
+emit_every_level(void)
+{
+	rpma_log_function_current()(RPMA_LOG_LEVEL_FATAL, NULL, 0, NULL, "fatal one\n");
+	rpma_log_function_current()(RPMA_LOG_LEVEL_DEBUG, "f.c", 3, "fn", "debug one\n");
+	/* no level: never printed, never an index out of the names */
+	rpma_log_function_current()(RPMA_LOG_DISABLED, NULL, 0, NULL, "never\n");
+	rpma_log_function_current()((enum rpma_log_level)(RPMA_LOG_LEVEL_DEBUG + 1), NULL, 0, NULL, "never\n");
+}
+
+/* the first and the last level are printed with their names, what is beyond is dropped */
+static void
+test_log_default__levels(void **state)
+{
+	(void) state;
+	char out[512];
+
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_DEBUG),
+			0);
+	stderr_of(emit_every_level, out, sizeof(out));
+	assert_non_null(strstr(out, "librpma FATAL: fatal one\n"));
+	assert_non_null(strstr(out, "librpma DEBUG: f.c:3 fn(): debug one\n"));
+	assert_null(strstr(out, "never"));
+}
+
+/* syslog gets what passes the main threshold, inclusive, at the matching priority */
+static void
+test_log_default__syslog(void **state)
+{
+	(void) state;
+
+	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	rpma_log_function_current()(RPMA_LOG_LEVEL_WARNING, "f.c", 1, "fn", "warned %d\n", 1);
+	assert_int_equal(mock_rec.syslog_count, 1);
+	assert_int_equal(mock_rec.syslog_priority, LOG_WARNING);
+	assert_string_equal(mock_rec.syslog_last, "librpma WARNING: warned 1");
+	rpma_log_function_current()(RPMA_LOG_LEVEL_NOTICE, "f.c", 1, "fn", "noticed\n");
+	assert_int_equal(mock_rec.syslog_count, 1);
+	rpma_log_function_current()(RPMA_LOG_LEVEL_FATAL, "f.c", 1, "fn", "fatal\n");
+	assert_int_equal(mock_rec.syslog_count, 2);
+	assert_int_equal(mock_rec.syslog_priority, LOG_CRIT);
 }
 
 int
@@ -214,6 +273,8 @@ main(void)
 		LTEST(test_log_function__format),
 		LTEST(test_log_message__long),
 		LTEST(test_log_default__stderr),
+		LTEST(test_log_default__levels),
+		LTEST(test_log_default__syslog),
 	};
 	return RUN(tests);
 }

@@ -102,8 +102,12 @@ struct mock_record {
 	int ack_calls_nevents[8];	/* nevents of the first ibv_ack_cq_events */
 	struct ibv_qp_init_attr_ex qp_attr;	/* of the last rdma_create_qp_ex */
 	struct rdma_conn_param conn_param;	/* of rdma_connect or rdma_accept */
+	uint8_t conn_pdata[256];	/* the private data it pointed at, copied */
 	struct rdma_addrinfo hints;	/* of the last rdma_getaddrinfo */
-	int resolve_timeout;
+	int resolve_timeout;		/* of the last rdma_resolve_addr or _route */
+	int resolve_addr_timeout;
+	int resolve_route_timeout;
+	int listen_backlog;
 	struct { uint32_t rkey; uint64_t addr; uint64_t value; uint64_t wr_id;
 		unsigned flags; } atomic;	/* the last ibv_wr_atomic_write */
 	struct { uint32_t rkey; uint64_t addr; size_t len; uint8_t type; uint8_t level;
@@ -113,6 +117,9 @@ struct mock_record {
 	struct ibv_srq_init_attr srq_attr;
 	int log_count;			/* messages the library logged */
 	char log_last[256];
+	int syslog_count;		/* messages the default function sent to syslog */
+	int syslog_priority;		/* of the last one */
+	char syslog_last[256];
 };
 extern struct mock_record mock_rec;
 

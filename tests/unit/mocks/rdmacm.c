@@ -163,7 +163,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *
 	(void) id;
 	assert_ptr_equal(src, &src_addr);
 	assert_ptr_equal(dst, &dst_addr);
-	mock_rec.resolve_timeout = timeout_ms;
+	mock_rec.resolve_timeout = mock_rec.resolve_addr_timeout = timeout_ms;
 	PLANNED_INT(rdma_resolve_addr);
 	return 0;
 }
@@ -172,7 +172,7 @@ int
 rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	(void) id;
-	mock_rec.resolve_timeout = timeout_ms;
+	mock_rec.resolve_timeout = mock_rec.resolve_route_timeout = timeout_ms;
 	PLANNED_INT(rdma_resolve_route);
 	return 0;
 }
@@ -190,7 +190,7 @@ int
 rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	(void) id;
-	(void) backlog;
+	mock_rec.listen_backlog = backlog;
 	PLANNED_INT(rdma_listen);
 	return 0;
 }
@@ -243,11 +243,21 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 	id->qp = NULL;
 }
 
+/* the parameters and the bytes of their private data, which may not outlive the call */
+static void
+record_conn_param(const struct rdma_conn_param *param)
+{
+	mock_rec.conn_param = *param;
+	memset(mock_rec.conn_pdata, 0, sizeof(mock_rec.conn_pdata));
+	if (param->private_data)
+		memcpy(mock_rec.conn_pdata, param->private_data, param->private_data_len);
+}
+
 int
 rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	(void) id;
-	mock_rec.conn_param = *conn_param;
+	record_conn_param(conn_param);
 	PLANNED_INT(rdma_connect);
 	return 0;
 }
@@ -256,7 +266,7 @@ int
 rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 {
 	(void) id;
-	mock_rec.conn_param = *conn_param;
+	record_conn_param(conn_param);
 	PLANNED_INT(rdma_accept);
 	return 0;
 }
@@ -265,8 +275,9 @@ int
 rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
 	(void) id;
-	(void) private_data;
-	(void) private_data_len;
+	/* librdmacm copies private_data_len bytes from private_data */
+	if (private_data == NULL)
+		assert_int_equal(private_data_len, 0);
 	PLANNED_INT(rdma_reject);
 	return 0;
 }

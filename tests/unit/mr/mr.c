@@ -205,12 +205,21 @@ test_mr_reg__reg_fails(void **state)
 	struct rpma_peer *peer = fx_peer();
 	struct rpma_mr_local *mr = NULL;
 
+	int logged = mock_rec.log_count;
 	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
 	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr),
 			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EFAULT);
 	assert_null(mr);
 	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	/* memory that cannot be pinned gets a line saying what memory to use instead */
+	assert_int_equal(mock_rec.log_count, logged + 2);
+	logged = mock_rec.log_count;
+	MOCK_FAIL(ibv_reg_mr, 0, ENOMEM);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(mock_rec.log_count, logged + 1);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
@@ -425,6 +434,29 @@ test_mr_remote_from_descriptor__corrupted(void **state)
 	assert_int_equal(CALLS(malloc), 0);
 }
 
+/* ranges that end at the top of the address space do not wrap: accepted */
+static void
+test_mr_remote_from_descriptor__top_of_space(void **state)
+{
+	(void) state;
+	static const struct { uint64_t addr, size; } edge[] = {
+		{0, UINT64_MAX},
+		{UINT64_MAX - 100, 100},
+	};
+	uint8_t desc[FX_DESC_SIZE];
+
+	for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++) {
+		struct rpma_mr_remote *mr = NULL;
+		size_t size = 0;
+
+		fx_desc(desc, edge[i].addr, edge[i].size, 7, RPMA_MR_USAGE_READ_SRC);
+		assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
+		assert_int_equal(rpma_mr_remote_get_size(mr, &size), 0);
+		assert_int_equal(size, edge[i].size);
+		assert_int_equal(rpma_mr_remote_delete(&mr), 0);
+	}
+}
+
 static void
 test_mr_remote_from_descriptor__alloc_fails(void **state)
 {
@@ -513,6 +545,26 @@ test_mr_advise__success(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* an SGE's length has 32 bits: a larger range is refused, not cut short */
+static void
+test_mr_advise__sge_length_limit(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	/* the mocks never touch the memory of a region */
+	size_t size = (size_t)UINT32_MAX + 2;
+	struct rpma_mr_local *mr = fx_mr(peer, buf, size, RPMA_MR_USAGE_RECV);
+
+	assert_int_equal(rpma_mr_advise(mr, 0, (size_t)UINT32_MAX + 1,
+			IBV_ADVISE_MR_ADVICE_PREFETCH, 0), RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_advise_mr), 0);
+	assert_int_equal(rpma_mr_advise(mr, 1, UINT32_MAX, IBV_ADVISE_MR_ADVICE_PREFETCH, 0), 0);
+	assert_int_equal(mock_rec.advise.sge.length, UINT32_MAX);
+	assert_int_equal(mock_rec.advise.sge.addr, (uintptr_t)(buf + 1));
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 static void
 test_mr_advise__provider_errors(void **state)
 {
@@ -559,11 +611,13 @@ main(void)
 		TEST(test_mr_remote_from_descriptor__invalid),
 		TEST(test_mr_remote_from_descriptor__longer_buffer),
 		TEST(test_mr_remote_from_descriptor__corrupted),
+		TEST(test_mr_remote_from_descriptor__top_of_space),
 		TEST(test_mr_remote_from_descriptor__alloc_fails),
 		TEST(test_mr_remote_from_descriptor__edge),
 		TEST(test_mr_remote_getters__invalid),
 		TEST(test_mr_advise__invalid),
 		TEST(test_mr_advise__success),
+		TEST(test_mr_advise__sge_length_limit),
 		TEST(test_mr_advise__provider_errors),
 	};
 	return RUN(tests);

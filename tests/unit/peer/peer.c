@@ -197,11 +197,23 @@ test_peer_create_qp__attributes(void **state)
 	assert_int_equal(a->cap.max_recv_wr, 6);
 	/* room for the 8 bytes of the ATOMIC WRITE fallback */
 	assert_true(a->cap.max_inline_data >= 8);
+	assert_int_equal(a->cap.max_inline_data, 8);
 	assert_ptr_equal(a->pd, peer_pd(peer));
+	assert_null(a->srq);
+	assert_int_equal(a->qp_type, IBV_QPT_RC);
+	assert_int_equal(a->cap.max_send_sge, 1);
+	assert_int_equal(a->cap.max_recv_sge, 1);
+	/* only what the caller asks for completes */
+	assert_int_equal(a->sq_sig_all, 0);
 #ifdef HAVE_IBV_ATOMIC_WRITE
-	assert_true(a->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
-	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_ATOMIC_WRITE);
-	assert_true(a->send_ops_flags & IBV_QP_EX_WITH_RDMA_READ);
+	assert_int_equal(a->comp_mask, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	/* every operation the library posts, through the extended QP or not */
+	assert_int_equal(a->send_ops_flags, IBV_QP_EX_WITH_RDMA_WRITE |
+			IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+			IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+			IBV_QP_EX_WITH_ATOMIC_WRITE);
+#else
+	assert_int_equal(a->comp_mask, IBV_QP_INIT_ATTR_PD);
 #endif
 	rdma_destroy_qp(id);
 
@@ -227,6 +239,7 @@ test_peer_create_qp__no_native_atomic(void **state)
 	assert_int_equal(peer_create_qp(peer, id, &qa), 0);
 	assert_ptr_equal(mock_rec.qp_attr.recv_cq, cq);
 	assert_int_equal(mock_rec.qp_attr.comp_mask, IBV_QP_INIT_ATTR_PD);
+	assert_int_equal(mock_rec.qp_attr.send_ops_flags, 0);
 	rdma_destroy_qp(id);
 	assert_int_equal(rdma_destroy_id(id), 0);
 	assert_int_equal(ibv_destroy_cq(cq), 0);
