@@ -40,3 +40,26 @@ xml_escape() {
 	s=${s//\"/\&quot;}
 	printf '%s' "$s"
 }
+
+# debian_mirror: the Debian archive the host's apt uses
+debian_mirror() {
+	local uri
+	uri=$(sed -n 's/^URIs: *\([^ ]*\).*/\1/p' /etc/apt/sources.list.d/debian.sources \
+		2>/dev/null | head -n 1)
+	[[ -n $uri ]] || uri=$(awk '$1 == "deb" && $2 !~ /^\[/ { print $2; exit }' \
+		/etc/apt/sources.list 2>/dev/null)
+	echo "${uri:-http://deb.debian.org/debian}"
+}
+
+# debian_root SUITE DIR [PACKAGES]: a minimal root of Debian SUITE made at
+# DIR by debootstrap from the host's mirror, with the host's apt checks of
+# dates and its proxy, and packages installed in it starting no service
+debian_root() {
+	local suite=$1 dir=$2 include=${3:-}
+	debootstrap --variant=minbase ${include:+--include="$include"} "$suite" "$dir" \
+		"$(debian_mirror)" || return 1
+	grep -lE 'Acquire::(Check-Valid-Until|Check-Date|https?::Proxy)' \
+		/etc/apt/apt.conf.d/* 2>/dev/null | xargs -r cp -t "$dir/etc/apt/apt.conf.d/"
+	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
+	chmod 755 "$dir/usr/sbin/policy-rc.d"
+}
