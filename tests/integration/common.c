@@ -61,6 +61,12 @@ env_required(const char *name, const char *why)
 	return v;
 }
 
+bool
+on_1x(void)
+{
+	return strcmp(env_or("RPMA_TEST_1X", ""), integ_role) == 0;
+}
+
 const char *
 test_ip(void)
 {

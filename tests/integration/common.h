@@ -60,6 +60,12 @@ void fail_at(const char *file, int line, const char *fmt, ...);
 extern const char *integ_role;
 extern int integ_client_index;
 
+/*
+ * Whether this process runs librpma 1.x: RPMA_TEST_1X names the side that
+ * does (CMakeLists.txt sets it on both sides of a mixed pair with 1.x).
+ */
+bool on_1x(void);
+
 /* a note on stdout, prefixed with the role */
 __attribute__((format(printf, 1, 2)))
 void note(const char *fmt, ...);
