@@ -286,10 +286,13 @@ test_conn_next_event__no_event(void **state)
 	assert_int_equal(rpma_conn_next_event(f.conn, &ev), RPMA_E_PROVIDER);
 	assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
 	assert_int_equal(mock_rec.log_count, logged);
+	/* any other failure is an error, and logged */
 	MOCK_FAIL(rdma_get_cm_event, -1, ENODEV);
 	assert_int_equal(rpma_conn_next_event(f.conn, &ev), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENODEV);
 	assert_int_equal(ev, RPMA_CONN_LOST);
+	assert_int_equal(mock_rec.log_count, logged + 1);
+	assert_non_null(strstr(mock_rec.log_last, "rdma_get_cm_event()"));
 	fx_down(&f);
 }
 

@@ -260,6 +260,25 @@ test_log_default__syslog(void **state)
 	assert_int_equal(mock_rec.syslog_priority, LOG_CRIT);
 }
 
+/* an empty message, a bare newline and no newline: one whole line each */
+static void
+test_log_default__empty(void **state)
+{
+	(void) state;
+	const char *empty = "";
+
+	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	rpma_log_function_current()(RPMA_LOG_LEVEL_ERROR, NULL, 0, NULL, "%s", empty);
+	assert_int_equal(mock_rec.syslog_count, 1);
+	assert_string_equal(mock_rec.syslog_last, "librpma ERROR: ");
+	rpma_log_function_current()(RPMA_LOG_LEVEL_ERROR, NULL, 0, NULL, "\n");
+	assert_int_equal(mock_rec.syslog_count, 2);
+	assert_string_equal(mock_rec.syslog_last, "librpma ERROR: ");
+	/* a message without the newline loses nothing */
+	rpma_log_function_current()(RPMA_LOG_LEVEL_ERROR, NULL, 0, NULL, "no newline");
+	assert_string_equal(mock_rec.syslog_last, "librpma ERROR: no newline");
+}
+
 int
 main(void)
 {
@@ -275,6 +294,7 @@ main(void)
 		LTEST(test_log_default__stderr),
 		LTEST(test_log_default__levels),
 		LTEST(test_log_default__syslog),
+		LTEST(test_log_default__empty),
 	};
 	return RUN(tests);
 }
