@@ -18,11 +18,13 @@ struct test {
 
 #define PAIR(name, options) {#name, name##_server, name##_client},
 #define CLIENT(name, options) {#name, NULL, name##_client},
+#define HOSTS(name) {#name, name##_server, name##_client},
 static const struct test tests[] = {
 #include "tests.def"
 };
 #undef PAIR
 #undef CLIENT
+#undef HOSTS
 
 static int
 usage(const char *prog)

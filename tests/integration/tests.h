@@ -6,8 +6,10 @@
 
 #define PAIR(name, options) void name##_server(void); void name##_client(void);
 #define CLIENT(name, options) void name##_client(void);
+#define HOSTS(name) void name##_server(void); void name##_client(void);
 #include "tests.def"
 #undef PAIR
 #undef CLIENT
+#undef HOSTS
 
 #endif /* INTEG_TESTS_H */
