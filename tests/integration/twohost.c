@@ -94,3 +94,19 @@ conn_give_up(struct rpma_conn **conn, struct rpma_cq *cq)
 			"IBV_WC_WR_FLUSH_ERR; deleted %ld ms after the disconnect", n, now_ms() - t);
 	return n;
 }
+
+long
+rxe_counter(const char *name)
+{
+	char path[128];
+	long value = -1;
+
+	snprintf(path, sizeof(path), "/sys/class/infiniband/rxe0/ports/1/hw_counters/%s", name);
+	FILE *f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%ld", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
+}

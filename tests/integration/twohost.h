@@ -58,6 +58,9 @@ bool retries_forever(void);
  */
 int conn_give_up(struct rpma_conn **conn, struct rpma_cq *cq);
 
+/* rxe's counter NAME of port 1 (hw_counters), or -1 where there is none */
+long rxe_counter(const char *name);
+
 /* which host this is (RPMA_TEST_BOOT): 0 the first boot, 1 booted again... */
 int host_boot(void);
 

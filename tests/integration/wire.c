@@ -153,6 +153,25 @@ write_region(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_mr_remote *
 	}
 }
 
+/*
+ * On rxe, whose completer counts its retransmission timeouts: over a cut
+ * of several local ACK timeouts, one came about every T = 4.096 us *
+ * 2^ACK_TIMEOUT_EXP (at least 0.8 T apart, at most 2 T under the VM's
+ * emulation): the timeout of the bound is the one the QP really has.
+ */
+static void
+check_timeouts(long retries, long cut_ms)
+{
+	const double t = 4.096e-3 * (double)(1L << ACK_TIMEOUT_EXP);
+	if (retries < 0 || cut_ms < 4 * t)
+		return;
+	CHECK(retries > 0, "no retransmission timeout in a %ld ms cut", cut_ms);
+	double each = (double)cut_ms / (double)retries;
+	note("%ld retransmission timeouts in the %ld ms cut: one per %.0f ms (T = %.0f ms)",
+			retries, cut_ms, each, t);
+	CHECK(each >= 0.8 * t && each <= 2 * t, "one timeout per %.0f ms, T is %.0f ms", each, t);
+}
+
 void
 outage_client(void)
 {
@@ -176,6 +195,7 @@ outage_client(void)
 	const long outage = outage_ms(), bound = retry_bound_ms();
 	size_t posted = 0, done = 0;
 	long t_cut = 0, t_restored = 0, t_error = 0, t_resumed = 0;
+	long retries_at_cut = -1, retries = -1;
 	enum ibv_wc_status error = IBV_WC_SUCCESS;
 	while (done < total && error == IBV_WC_SUCCESS) {
 		while (posted < total && posted - done < W_QD) {
@@ -184,6 +204,7 @@ outage_client(void)
 					RPMA_F_COMPLETION_ALWAYS, NULL));
 		}
 		if (t_cut == 0 && done == W_PIECES) {
+			retries_at_cut = rxe_counter("completer_retry_err");
 			link_cut();
 			t_cut = now_ms();
 			note("link cut with %zu writes in flight, for %ld ms (retry bound %ld ms)",
@@ -192,6 +213,8 @@ outage_client(void)
 		if (t_cut != 0 && t_restored == 0 && now_ms() - t_cut >= outage) {
 			link_restore();
 			t_restored = now_ms();
+			if (retries_at_cut >= 0)
+				retries = rxe_counter("completer_retry_err") - retries_at_cut;
 			note("link restored after %ld ms", t_restored - t_cut);
 		}
 		struct ibv_wc wc;
@@ -219,6 +242,7 @@ outage_client(void)
 		read_back_and_compare(conn, cq, dst, src, buf);
 		note("the region read back is what was written");
 		conn_close_active(&conn);
+		check_timeouts(retries, t_restored - t_cut);
 	} else {
 		CHECK(error == IBV_WC_RETRY_EXC_ERR, "the first failed write: %s, expected %s",
 				ibv_wc_status_str(error), ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
