@@ -221,6 +221,10 @@ client_host_killed_server(void)
 	 * tell, and RoCE's CM sends none of its own.
 	 */
 	const long idle = retry_bound_ms() + slack_ms();
+	/* the receive's completion may have left its event on the channel */
+	int ret = rpma_cq_wait(cq);
+	CHECK(ret == 0 || ret == RPMA_E_NO_COMPLETION, "rpma_cq_wait(): %s", rpma_err_2str(ret));
+	cq_expect_empty(cq);
 	int efd, cfd;
 	CHECK_RET(rpma_conn_get_event_fd(conn, &efd));
 	CHECK_RET(rpma_cq_get_fd(cq, &cfd));
