@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpmem2.h>
@@ -254,17 +255,78 @@ server_accept(struct rpma_conn_req **req, const struct rpma_conn_private_data *p
 	return conn;
 }
 
-struct rpma_conn *
-client_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
-		const struct rpma_conn_private_data *pdata)
+const char *
+server_ip(void)
+{
+	return env_or("RPMA_TEST_SERVER_IP", test_ip());
+}
+
+/* one attempt: the connection, or NULL with *event saying why not */
+static struct rpma_conn *
+connect_once(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, req_prep_fn prep, void *arg,
+		bool quiet, enum rpma_conn_event *event)
 {
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 
-	CHECK_RET(rpma_conn_req_new(peer, test_ip(), test_port(), cfg, &req));
+	*event = RPMA_CONN_UNDEFINED;
+	int ret = rpma_conn_req_new(peer, server_ip(), test_port(), cfg, &req);
+	if (ret != 0 && quiet)
+		return NULL;
+	CHECK(ret == 0, "rpma_conn_req_new() returned %d (%s)", ret, rpma_err_2str(ret));
+	if (prep != NULL)
+		prep(req, arg);
 	CHECK_RET(rpma_conn_req_connect(&req, pdata, &conn));
-	conn_expect_event(conn, RPMA_CONN_ESTABLISHED);
-	return conn;
+	*event = conn_next_event_within(conn, WAIT_MS);
+	if (*event == RPMA_CONN_ESTABLISHED)
+		return conn;
+	CHECK(quiet, "connection event %s, expected RPMA_CONN_ESTABLISHED",
+			rpma_utils_conn_event_2str(*event));
+	CHECK_RET(rpma_conn_delete(&conn));
+	return NULL;
+}
+
+struct rpma_conn *
+client_connect_prep(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, req_prep_fn prep, void *arg)
+{
+	/*
+	 * Across hosts (RPMA_TEST_SERVER_IP set) the server may not listen
+	 * yet: nothing but the network says when it does, so a refused or
+	 * failed attempt is tried again, for twice as long as the server waits
+	 * for its client; the library's error lines for them are muted.
+	 */
+	bool retry = env_or("RPMA_TEST_SERVER_IP", NULL) != NULL;
+	int tries = retry ? 2 * WAIT_MS / CONNECT_RETRY_MS : 1;
+	enum rpma_conn_event event;
+
+	for (int i = 1;; i++) {
+		bool last = i >= tries;
+		if (retry && !last)
+			CHECK_RET(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED));
+		struct rpma_conn *conn = connect_once(peer, cfg, pdata, prep, arg, !last, &event);
+		if (retry)
+			CHECK_RET(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR));
+		if (conn != NULL)
+			return conn;
+		nap_ms(CONNECT_RETRY_MS);
+	}
+}
+
+struct rpma_conn *
+client_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata)
+{
+	return client_connect_prep(peer, cfg, pdata, NULL, NULL);
+}
+
+void
+nap_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
 }
 
 void

@@ -106,9 +106,27 @@ void conn_expect_event(struct rpma_conn *conn, enum rpma_conn_event want);
 /* accept req with pdata and wait for ESTABLISHED */
 struct rpma_conn *server_accept(struct rpma_conn_req **req,
 		const struct rpma_conn_private_data *pdata);
+/* the server's address: RPMA_TEST_SERVER_IP (across hosts) or RPMA_TEST_IP */
+const char *server_ip(void);
+
 /* connect to the test server and wait for ESTABLISHED */
 struct rpma_conn *client_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 		const struct rpma_conn_private_data *pdata);
+
+/* what a client does to its request before it connects (post receives) */
+typedef void (*req_prep_fn)(struct rpma_conn_req *req, void *arg);
+
+/*
+ * client_connect() calling prep(req, arg) first; across hosts every
+ * attempt does so, refused ones retried every CONNECT_RETRY_MS until the
+ * server listens
+ */
+struct rpma_conn *client_connect_prep(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+		const struct rpma_conn_private_data *pdata, req_prep_fn prep, void *arg);
+#define CONNECT_RETRY_MS 250
+
+/* sleep ms milliseconds */
+void nap_ms(int ms);
 
 /* client side: disconnect, wait for CLOSED, delete */
 void conn_close_active(struct rpma_conn **conn);

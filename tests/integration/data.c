@@ -357,21 +357,24 @@ bulk_move(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_mr_local *loca
 	CHECK(max_inflight == BULK_QD, "at most %zu operations were in flight", max_inflight);
 }
 
+/* the receive of the server's verdict, msg[1], posted before connecting */
+static void
+bulk_prep(struct rpma_conn_req *req, void *msg_mr)
+{
+	CHECK_RET(rpma_conn_req_recv(req, msg_mr, sizeof(uint64_t), sizeof(uint64_t),
+			(void *)0x3));
+}
+
 void
 bulk_client(void)
 {
 	struct rpma_peer *peer = peer_open();
 	struct rpma_conn_cfg *cfg = bulk_cfg();
-	struct rpma_conn_req *req;
 	uint64_t msg[2] = {0, 0}; /* [0] the checksum sent, [1] the server's verdict */
 	struct rpma_mr_local *msg_mr;
 	CHECK_RET(rpma_mr_reg(peer, msg, sizeof(msg), RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_SEND,
 			&msg_mr));
-	CHECK_RET(rpma_conn_req_new(peer, test_ip(), test_port(), cfg, &req));
-	CHECK_RET(rpma_conn_req_recv(req, msg_mr, sizeof(msg[0]), sizeof(msg[1]), (void *)0x3));
-	struct rpma_conn *conn;
-	CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
-	conn_expect_event(conn, RPMA_CONN_ESTABLISHED);
+	struct rpma_conn *conn = client_connect_prep(peer, cfg, NULL, bulk_prep, msg_mr);
 	struct rpma_mr_remote *remote = server_desc_take(conn, NULL);
 	struct rpma_cq *cq;
 	CHECK_RET(rpma_conn_get_cq(conn, &cq));

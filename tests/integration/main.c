@@ -19,12 +19,14 @@ struct test {
 #define PAIR(name, options) {#name, name##_server, name##_client},
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) {#name, NULL, name##_client},
+#define HOSTS(name) {#name, name##_server, name##_client},
 static const struct test tests[] = {
 #include "tests.def"
 };
 #undef PAIR
 #undef PAIR_1X
 #undef CLIENT
+#undef HOSTS
 
 static int
 usage(const char *prog)

@@ -52,6 +52,19 @@ check_msg(struct msgbuf *m, int i, const struct ibv_wc *wc, uint32_t seed)
 	CHECK(bad == SIZE_MAX, "message (seed %u) differs at byte %zu", seed, bad);
 }
 
+/* a receive into slot 1 on a request, before it connects */
+struct recv_slot {
+	struct msgbuf *m;
+	void *ctx;
+};
+
+static void
+recv_slot1(struct rpma_conn_req *req, void *arg)
+{
+	struct recv_slot *r = arg;
+	CHECK_RET(rpma_conn_req_recv(req, r->m->mr, MSG_SIZE, MSG_SIZE, r->ctx));
+}
+
 /* send/recv ping-pong */
 
 #define PP_ROUNDS 50
@@ -108,12 +121,8 @@ ping_pong_client(void)
 	struct rpma_peer *peer = peer_open();
 	struct msgbuf m; /* slot 0 sends, slot 1 receives */
 	msgbuf_new(peer, 2, &m);
-	struct rpma_conn_req *req;
-	CHECK_RET(rpma_conn_req_new(peer, test_ip(), test_port(), NULL, &req));
-	CHECK_RET(rpma_conn_req_recv(req, m.mr, MSG_SIZE, MSG_SIZE, (void *)0x20));
-	struct rpma_conn *conn;
-	CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
-	conn_expect_event(conn, RPMA_CONN_ESTABLISHED);
+	struct rpma_conn *conn = client_connect_prep(peer, NULL, NULL, recv_slot1,
+			&(struct recv_slot){&m, (void *)0x20});
 	struct rpma_cq *cq;
 	CHECK_RET(rpma_conn_get_cq(conn, &cq));
 

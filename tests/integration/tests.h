@@ -7,9 +7,11 @@
 #define PAIR(name, options) void name##_server(void); void name##_client(void);
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) void name##_client(void);
+#define HOSTS(name) void name##_server(void); void name##_client(void);
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
 #undef CLIENT
+#undef HOSTS
 
 #endif /* INTEG_TESTS_H */
