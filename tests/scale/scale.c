@@ -13,7 +13,8 @@
 const char *
 server_ip(void)
 {
-	return env_or("RPMA_TEST_SERVER_IP", test_ip());
+	const char *ip = env_or("RPMA_TEST_SERVER_IP", NULL);
+	return ip != NULL ? ip : test_ip();
 }
 
 struct rpma_peer *
@@ -83,6 +84,7 @@ accept_start(struct rpma_conn_req **req, const struct rpma_mr_local *mr, uint32_
 	struct scale_reply r;
 	struct rpma_conn *conn = NULL;
 
+	memset(&r, 0, sizeof(r));	/* the padding goes to the peer too */
 	server_desc_make(&r.sd, mr, NULL, &pd);
 	r.index = index;
 	pd.ptr = &r;
