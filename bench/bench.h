@@ -44,12 +44,16 @@ workload_messaging(enum workload wl)
 
 #define HELLO_MAGIC 0x52424e48u	/* "RBNH" */
 
+/* hello.flags: the client holds several connections at once (one-sided only) */
+#define HELLO_HOLD 1u
+
 /* the client's connect private data: what the server must prepare */
 struct hello {
 	uint32_t magic;
 	uint32_t workload;
 	uint32_t depth;
 	uint32_t msg_size;	/* the largest message either side sends */
+	uint32_t flags;		/* HELLO_* */
 };
 
 /* what a GPSPM client asks the server to persist */
@@ -66,6 +70,8 @@ struct queue_sizes {
 /* the deepest queue a client may ask for */
 #define MAX_DEPTH 64
 #define MAX_REPS 100
+/* the most connections a --scale run opens at once */
+#define MAX_CONNS 256
 
 /*
  * Fixed, because a server creates the QP before it reads the client's hello:
@@ -176,9 +182,24 @@ struct client_opts {
 	bool lat, bw;
 	const char *csv_path;
 	bool print_calls;	/* for callgrind: how often each library call was made */
+	bool scale;		/* the set-up rate and the bandwidth of many connections */
+	uint32_t rate_conns;	/* connections a set-up rate run opens */
+	uint32_t conns[16];	/* connection counts of the aggregate bandwidth */
+	int nconns;
 };
 
 int client_run(const struct client_opts *o);
+
+/* client --scale, on the client's opened modes (client_run calls it) */
+int scale_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
+		void *ctx[MODE_COUNT], const char ports[MODE_COUNT][16]);
+
+/* seconds on the monotonic clock */
+double now_s(void);
+/* for qsort(): ascending doubles */
+int cmp_double(const void *a, const void *b);
+/* the median of n values; sorts v */
+double median(double *v, size_t n);
 
 #define BENCH_LOG(...) fprintf(stderr, "rpma-bench: " __VA_ARGS__)
 

@@ -58,14 +58,6 @@ struct acc {
 };
 
 static double
-now_s(void)
-{
-	struct timespec ts;
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double
 cpu_s(void)
 {
 	struct rusage ru;
@@ -293,8 +285,6 @@ quit_server(struct engine *e)
 	return drain(e, want);
 }
 
-static double median(double *v, size_t n);
-
 static int
 run_one(struct client *cl, enum mode m, enum workload wl, size_t size, bool lat, struct acc *a)
 {
@@ -366,26 +356,11 @@ out:
 
 /* --- results --------------------------------------------------------------- */
 
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double
 percentile(const double *sorted, size_t n, double q)
 {
 	size_t i = (size_t)ceil(q * (double)n);
 	return sorted[i ? i - 1 : 0];
-}
-
-/* sorts v */
-static double
-median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(double), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /*
@@ -583,6 +558,10 @@ client_run(const struct client_opts *o)
 		(void) snprintf(cl.ports[m], sizeof(cl.ports[m]), "%d", atoi(o->port) + m);
 		if (o->modes[m] && cl.x[m]->client_open(o->addr, &cl.mem, &cl.ctx[m]))
 			goto out_close;
+	}
+	if (o->scale) {
+		ret = scale_run(o, cl.x, cl.ctx, (const char (*)[16])cl.ports);
+		goto out_close;
 	}
 	if (o->csv_path) {
 		cl.csv = fopen(o->csv_path, "w");

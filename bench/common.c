@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <libpmem2.h>
@@ -48,6 +49,28 @@ workload_from_name(const char *name)
 	if (strcmp(name, "sendrecv") == 0)
 		return WL_SENDRECV;
 	return -1;
+}
+
+double
+now_s(void)
+{
+	struct timespec ts;
+	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double
+median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 const char *
@@ -200,7 +223,8 @@ hello_parse(const void *pd, size_t len, const struct bench_mem *mem, struct hell
 	memcpy(hello, pd, sizeof(*hello));
 	if (hello->magic != HELLO_MAGIC || hello->workload >= WL_COUNT ||
 			hello->depth == 0 || hello->depth > MAX_DEPTH ||
-			hello->msg_size > mem->msg_size) {
+			hello->msg_size > mem->msg_size || (hello->flags & ~HELLO_HOLD) ||
+			((hello->flags & HELLO_HOLD) && workload_messaging(hello->workload))) {
 		BENCH_LOG("a connection request with a bad hello\n");
 		return -1;
 	}

@@ -51,11 +51,20 @@ usage(FILE *f)
 "  --lat-only, --bw-only  only the latency (depth 1) or bandwidth runs\n"
 "  --csv FILE        write one CSV row per workload, size and mode to FILE\n"
 "  --calls           print how often each library call ran while measured\n"
+"  --scale           instead of the workloads: the connection set-up rate (open\n"
+"                    --rate-conns connections, held, one after the other; then\n"
+"                    close them) and the aggregate bandwidth of writes of the\n"
+"                    first --sizes size, --depth in flight on each of --conns\n"
+"                    connections; prints \"setup|teardown|multi-bw MODE conns=N\n"
+"                    size=S UNIT=X\" and \"ratio MEASURE N lib/raw=X\"\n"
+"  --rate-conns N    connections of a set-up rate run (default 32, max %d)\n"
+"  --conns LIST      connection counts of the bandwidth runs (default\n"
+"                    1,2,4,8,16,32,64)\n"
 "\n"
 "Prints per workload and size: latency (min, p50, p99, p99.9, max in us),\n"
 "bandwidth (MiB/s, op/s), client CPU time per operation, and\n"
 "  ratio WORKLOAD SIZE p50_lat_lib/raw=X bw_lib/raw=Y\n",
-		DEFAULT_PORT, DEFAULT_SIZES, MAX_DEPTH);
+		DEFAULT_PORT, DEFAULT_SIZES, MAX_DEPTH, MAX_CONNS);
 }
 
 static int
@@ -92,6 +101,24 @@ parse_sizes(char *list, struct client_opts *o)
 		o->nsizes++;
 	}
 	return o->nsizes ? 0 : -1;
+}
+
+static int
+parse_conns(char *list, struct client_opts *o)
+{
+	o->nconns = 0;
+	for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		char *end;
+		unsigned long n = strtoul(tok, &end, 10);
+		if (o->nconns == (int)(sizeof(o->conns) / sizeof(o->conns[0])) || *end != '\0' ||
+				n < 1 || n > MAX_CONNS) {
+			fprintf(stderr, "rpma-bench: bad connection count '%s' (1 to %d)\n", tok,
+					MAX_CONNS);
+			return -1;
+		}
+		o->conns[o->nconns++] = (uint32_t)n;
+	}
+	return o->nconns ? 0 : -1;
 }
 
 static int
@@ -148,7 +175,7 @@ parse_number(const char *s, double min, double max, double *out)
 
 enum { OPT_WORKLOADS = 256, OPT_SIZES, OPT_DEPTH, OPT_ITERS, OPT_WARMUP, OPT_DURATION,
 	OPT_REPS, OPT_MODES, OPT_LAT_ONLY, OPT_BW_ONLY, OPT_CSV, OPT_CALLS, OPT_PMEM,
-	OPT_MAX_SIZE, OPT_ONCE };
+	OPT_MAX_SIZE, OPT_ONCE, OPT_SCALE, OPT_RATE_CONNS, OPT_CONNS };
 
 static const struct option long_opts[] = {
 	{"addr", required_argument, NULL, 'a'},
@@ -169,6 +196,9 @@ static const struct option long_opts[] = {
 	{"pmem", required_argument, NULL, OPT_PMEM},
 	{"max-size", required_argument, NULL, OPT_MAX_SIZE},
 	{"once", no_argument, NULL, OPT_ONCE},
+	{"scale", no_argument, NULL, OPT_SCALE},
+	{"rate-conns", required_argument, NULL, OPT_RATE_CONNS},
+	{"conns", required_argument, NULL, OPT_CONNS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -197,6 +227,13 @@ parse_opt(int c, struct client_opts *o, struct server_opts *s)
 	case OPT_PMEM: s->pmem = optarg; return 0;
 	case OPT_ONCE: s->once = true; return 0;
 	case OPT_MAX_SIZE: return parse_size(optarg, &s->max_size);
+	case OPT_SCALE: o->scale = true; return 0;
+	case OPT_CONNS: return parse_conns(optarg, o);
+	case OPT_RATE_CONNS:
+		if (parse_number(optarg, 1, MAX_CONNS, &v))
+			return -1;
+		o->rate_conns = (uint32_t)v;
+		return 0;
 	case OPT_DEPTH:
 		if (parse_number(optarg, 1, MAX_DEPTH, &v))
 			return -1;
@@ -227,11 +264,11 @@ parse_opt(int c, struct client_opts *o, struct server_opts *s)
 int
 main(int argc, char *argv[])
 {
-	char sizes[] = DEFAULT_SIZES, all[] = "all";
+	char sizes[] = DEFAULT_SIZES, all[] = "all", conns[] = "1,2,4,8,16,32,64";
 	struct client_opts o = {
 		.addr = getenv("RPMA_TEST_IP"), .port = DEFAULT_PORT, .depth = 16,
 		.iters = 10000, .warmup = 100, .duration = 0.1, .reps = 8,
-		.modes = {true, true}, .lat = true, .bw = true,
+		.modes = {true, true}, .lat = true, .bw = true, .rate_conns = 32,
 	};
 	struct server_opts s = {.max_size = MAX_SIZE};
 	int c;
@@ -247,6 +284,7 @@ main(int argc, char *argv[])
 	}
 	(void) parse_sizes(sizes, &o);
 	(void) parse_workloads(all, &o);
+	(void) parse_conns(conns, &o);
 	optind = 2;
 	while ((c = getopt_long(argc, argv, "a:p:h", long_opts, NULL)) != -1) {
 		if (c == 'h') {

@@ -55,7 +55,7 @@ struct raw_conn {
 	unsigned flush_place;	/* a native FLUSH of this placement, or 0: a read */
 	/* set-up */
 	struct rdma_cm_id *id;
-	struct rdma_event_channel *ch;	/* the client's own; a server's is the listener's */
+	struct rdma_event_channel *ch;	/* the connection's own, as librpma makes it */
 	struct ibv_comp_channel *comp_ch;
 	bool server;
 };
@@ -399,7 +399,7 @@ conn_free(struct raw_conn *rc)
 		(void) ibv_destroy_comp_channel(rc->comp_ch);
 	if (rc->id)
 		(void) rdma_destroy_id(rc->id);
-	if (rc->ch && !rc->server)
+	if (rc->ch)
 		rdma_destroy_event_channel(rc->ch);
 	free(rc);
 }
@@ -579,6 +579,18 @@ err:
 	return -1;
 }
 
+/* rdma_migrate_id() waits until the id's events are acknowledged */
+static int
+own_channel(struct raw_conn *rc)
+{
+	rc->ch = rdma_create_event_channel();
+	if (rc->ch == NULL)
+		return failed("rdma_create_event_channel()");
+	if (rdma_migrate_id(rc->id, rc->ch))
+		return failed("rdma_migrate_id()");
+	return 0;
+}
+
 static int
 raw_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 {
@@ -589,7 +601,6 @@ raw_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 	if (rc == NULL)
 		return -1;
 	rc->server = true;
-	rc->ch = ctx->listen_ch;
 	if (expect_event(ctx->listen_ch, RDMA_CM_EVENT_CONNECT_REQUEST, NULL, 0, &ev))
 		goto err_free;
 	rc->id = ev->id;
@@ -613,14 +624,20 @@ raw_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 		.flush_place = hello->workload != WL_APM ? 0 : ctx->mem->pmem ?
 			BENCH_FLUSH_PERSISTENT : BENCH_FLUSH_GLOBAL,
 	};
+	/* the connection's events on a channel of its own, as librpma does */
+	(void) rdma_ack_cm_event(ev);
+	if (own_channel(rc)) {
+		(void) rdma_reject(rc->id, NULL, 0);
+		goto err_free;
+	}
 	struct rdma_conn_param param = conn_param(&reply, sizeof(reply));
 	if (rdma_accept(rc->id, &param)) {
 		failed("rdma_accept()");
-		goto err_reject;
+		(void) rdma_reject(rc->id, NULL, 0);
+		goto err_free;
 	}
-	(void) rdma_ack_cm_event(ev);
 	*conn = (struct xconn *)(void *)rc;
-	if (expect_event(ctx->listen_ch, RDMA_CM_EVENT_ESTABLISHED, NULL, 0, NULL)) {
+	if (expect_event(rc->ch, RDMA_CM_EVENT_ESTABLISHED, NULL, 0, NULL)) {
 		(void) raw_disconnect(conn);
 		return -1;
 	}

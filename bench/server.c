@@ -29,14 +29,6 @@ on_signal(int sig)
 	stop_requested = 1;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* a GPSPM request: persist the range if it lies in the region */
 static int
 persist_range(const struct bench_mem *mem, const char *msg, uint32_t len)
@@ -149,6 +141,26 @@ spin_until_closed(const struct xport *x, struct xconn *c)
 	}
 }
 
+/* the connections of clients that hold several at once (HELLO_HOLD) */
+#define MAX_HELD 1024
+
+struct held {
+	const struct xport *x;
+	struct xconn *conn;
+};
+
+static struct held held[MAX_HELD];
+static int nheld;
+
+/* held connection i was closed by its client */
+static void
+release_held(int i)
+{
+	if (held[i].x->wait_closed(held[i].conn) || held[i].x->disconnect(&held[i].conn))
+		BENCH_LOG("%s: a held connection ended with an error\n", held[i].x->name);
+	held[i] = held[--nheld];
+}
+
 static int
 serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 {
@@ -157,6 +169,15 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 
 	if (x->accept(ctx, &conn, &hello))
 		return 0;	/* a refused request does not stop the server */
+	if (hello.flags & HELLO_HOLD) {
+		/* one-sided: nothing to serve, keep it until the client closes it */
+		if (nheld < MAX_HELD) {
+			held[nheld++] = (struct held){x, conn};
+			return 0;
+		}
+		BENCH_LOG("more than %d connections held\n", MAX_HELD);
+		return x->disconnect(&conn) ? -1 : 0;
+	}
 	int ret = workload_messaging(hello.workload) ?
 			serve_messages(x->ops, conn, mem, &hello) : spin_until_closed(x, conn);
 	if (ret == 0)
@@ -186,15 +207,22 @@ alloc_messages(struct bench_mem *mem, size_t max_size)
 
 static int
 serve_forever(const struct xport *const xports[MODE_COUNT], void *ctx[MODE_COUNT],
-		struct pollfd fds[MODE_COUNT], const struct bench_mem *mem, bool once)
+		struct pollfd fds[MODE_COUNT + MAX_HELD], const struct bench_mem *mem, bool once)
 {
 	while (!stop_requested) {
-		if (poll(fds, MODE_COUNT, -1) < 0) {
+		for (int i = 0; i < nheld; i++)
+			fds[MODE_COUNT + i] = (struct pollfd){
+				.fd = held[i].x->event_fd(held[i].conn), .events = POLLIN};
+		if (poll(fds, (nfds_t)(MODE_COUNT + nheld), -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror("poll()");
 			return -1;
 		}
+		/* from the end: release_held() moves the last one into the gap */
+		for (int i = nheld - 1; i >= 0; i--)
+			if (fds[MODE_COUNT + i].revents & POLLIN)
+				release_held(i);
 		for (int m = 0; m < MODE_COUNT; m++) {
 			if (!(fds[m].revents & POLLIN))
 				continue;
@@ -214,7 +242,7 @@ server_run(const char *addr, const char *port, const char *pmem_path, size_t max
 	static const struct xport *const xports[MODE_COUNT] = {&xport_lib, &xport_raw};
 	struct bench_mem mem = {0};
 	void *ctx[MODE_COUNT] = {NULL};
-	struct pollfd fds[MODE_COUNT];
+	static struct pollfd fds[MODE_COUNT + MAX_HELD];
 	char ports[MODE_COUNT][16];
 	int ret = -1;
 
@@ -240,6 +268,10 @@ server_run(const char *addr, const char *port, const char *pmem_path, size_t max
 	ret = serve_forever(xports, ctx, fds, &mem, once);
 
 out_close:
+	while (nheld > 0) {
+		struct held *h = &held[--nheld];
+		(void) h->x->disconnect(&h->conn);
+	}
 	for (int m = 0; m < MODE_COUNT; m++)
 		if (ctx[m])
 			xports[m]->close(&ctx[m]);

@@ -20,7 +20,8 @@ endfunction()
 rpma_require(IBVERBS libibverbs libibverbs-dev)
 rpma_require(RDMACM librdmacm librdmacm-dev)
 
-if(BUILD_EXAMPLES OR BUILD_BENCH)
+# the examples, the bench and the integration and scale tests map pmem with it
+if(BUILD_EXAMPLES OR BUILD_BENCH OR BUILD_TESTS)
 	rpma_require(PMEM2 libpmem2 libpmem2-dev)
 endif()
 if(BUILD_TESTS)

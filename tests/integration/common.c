@@ -41,6 +41,45 @@ fail_at(const char *file, int line, const char *fmt, ...)
 	exit(1);
 }
 
+static int
+usage(const char *prog, const struct integ_test *tests, size_t n, const char *env_help)
+{
+	fprintf(stderr, "usage: %s TEST server|client [CLIENT_INDEX]\ntests:", prog);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " %s", tests[i].name);
+	fprintf(stderr, "\n%s", env_help ? env_help : "");
+	return 2;
+}
+
+int
+integ_main(const struct integ_test *tests, size_t n, const char *env_help, int argc,
+		char *argv[])
+{
+	const struct integ_test *t = NULL;
+
+	if (argc < 3 || argc > 4)
+		return usage(argv[0], tests, n, env_help);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(tests[i].name, argv[1]) == 0)
+			t = &tests[i];
+	bool server = strcmp(argv[2], "server") == 0;
+	if (t == NULL || (!server && strcmp(argv[2], "client") != 0))
+		return usage(argv[0], tests, n, env_help);
+	if (server && t->server == NULL) {
+		fprintf(stderr, "%s has no server\n", t->name);
+		return 2;
+	}
+	integ_role = argv[2];
+	integ_client_index = argc == 4 ? atoi(argv[3]) : 0;
+
+	/* the library's errors on stderr, next to the test's own messages */
+	CHECK_RET(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR));
+
+	(server ? t->server : t->client)();
+	note("%s: PASS", t->name);
+	return 0;
+}
+
 void
 note(const char *fmt, ...)
 {

@@ -56,6 +56,21 @@ long env_number(const char *name, long fallback, long min, long max);
 __attribute__((noreturn, format(printf, 3, 4)))
 void fail_at(const char *file, int line, const char *fmt, ...);
 
+/* one test of a program: its server (NULL: the client runs alone) and client */
+struct integ_test {
+	const char *name;
+	void (*server)(void);
+	void (*client)(void);
+};
+
+/*
+ * The main() of a test program: "PROGRAM TEST server|client [INDEX]" runs
+ * that side of the test of tests[] (n of them); 2 and a usage naming the
+ * tests and, when not NULL, the environment (env_help) for a bad command line.
+ */
+int integ_main(const struct integ_test *tests, size_t n, const char *env_help, int argc,
+		char *argv[]);
+
 /* the role of the current process and the client's index, for messages */
 extern const char *integ_role;
 extern int integ_client_index;
