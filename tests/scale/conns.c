@@ -145,8 +145,7 @@ conns_client(void)
 	double t0 = now_s();
 	for (uint32_t i = 0; i < n; i++) {
 		struct scale_hello h = {SCALE_MAGIC, i, n, SLOT};
-		conn[i] = conn_start(peer, cfg, &h);
-		conn_expect_event(conn[i], RPMA_CONN_ESTABLISHED);
+		conn[i] = conn_open(peer, cfg, &h);
 		rmr[i] = reply_take(conn[i], i);
 	}
 	note_held(n, now_s() - t0, before);

@@ -44,17 +44,12 @@ hello_take(struct rpma_conn_req *req, uint32_t conns, uint32_t slot_size, bool *
 }
 
 struct rpma_conn *
-conn_start(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+conn_open(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 		const struct scale_hello *hello)
 {
 	struct rpma_conn_private_data pd = {(void *)hello, sizeof(*hello)};
-	struct rpma_conn_req *req = NULL;
-	struct rpma_conn *conn = NULL;
 
-	CHECK_RET(rpma_conn_req_new(peer, server_ip(), test_port(), cfg, &req));
-	CHECK_RET(rpma_conn_req_connect(&req, &pd, &conn));
-	CHECK(req == NULL && conn != NULL, "rpma_conn_req_connect() gave no connection");
-	return conn;
+	return client_connect(peer, cfg, &pd);
 }
 
 struct rpma_mr_remote *

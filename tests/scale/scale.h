@@ -37,8 +37,11 @@ struct rpma_peer *client_peer_open(void);
 struct scale_hello hello_take(struct rpma_conn_req *req, uint32_t conns,
 		uint32_t slot_size, bool *taken);
 
-/* start connecting (no wait): the ESTABLISHED event comes later */
-struct rpma_conn *conn_start(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
+/*
+ * connect with the hello as private data and wait until it is established
+ * (across hosts, retried while the server does not listen yet: common.h)
+ */
+struct rpma_conn *conn_open(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 		const struct scale_hello *hello);
 /* the remote region of an established client connection; checks the index */
 struct rpma_mr_remote *reply_take(const struct rpma_conn *conn, uint32_t index);

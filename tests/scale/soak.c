@@ -353,8 +353,7 @@ client_open(struct soak_client *c, uint32_t i)
 {
 	struct scale_hello h = {SCALE_MAGIC, i, c->n, SLOT};
 
-	c->conn[i] = conn_start(c->peer, c->cfg, &h);
-	conn_expect_event(c->conn[i], RPMA_CONN_ESTABLISHED);
+	c->conn[i] = conn_open(c->peer, c->cfg, &h);
 	c->rmr[i] = reply_take(c->conn[i], i);
 	CHECK_RET(rpma_recv(c->conn[i], c->msg_mr, (2 * (size_t)i + 1) * MSG, MSG, CTX_RECV));
 }

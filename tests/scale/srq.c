@@ -195,8 +195,7 @@ srq_client(void)
 	CHECK(conn != NULL, "out of memory");
 	for (uint32_t i = 0; i < n; i++) {
 		struct scale_hello h = {SCALE_MAGIC, i, n, MSG};
-		conn[i] = conn_start(peer, NULL, &h);
-		conn_expect_event(conn[i], RPMA_CONN_ESTABLISHED);
+		conn[i] = conn_open(peer, NULL, &h);
 		struct rpma_mr_remote *rmr = reply_take(conn[i], i);
 		CHECK_RET(rpma_mr_remote_delete(&rmr));
 	}
