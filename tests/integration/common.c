@@ -360,6 +360,14 @@ client_connect(struct rpma_peer *peer, const struct rpma_conn_cfg *cfg,
 	return client_connect_prep(peer, cfg, pdata, NULL, NULL);
 }
 
+long
+now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void
 nap_ms(int ms)
 {

@@ -142,6 +142,8 @@ struct rpma_conn *client_connect_prep(struct rpma_peer *peer, const struct rpma_
 
 /* sleep ms milliseconds */
 void nap_ms(int ms);
+/* a monotonic clock, in ms */
+long now_ms(void);
 
 /* client side: disconnect, wait for CLOSED, delete */
 void conn_close_active(struct rpma_conn **conn);

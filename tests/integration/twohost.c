@@ -22,14 +22,6 @@ slack_ms(void)
 	return env_number("RPMA_TEST_SLACK_MS", 3000, 0, 600000);
 }
 
-long
-now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void
 shell(const char *cmd)
 {

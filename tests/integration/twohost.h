@@ -36,9 +36,6 @@ long retry_bound_ms(void);
  */
 long slack_ms(void);
 
-/* a monotonic clock, in ms */
-long now_ms(void);
-
 /* run a shell command (tc), which must succeed */
 void shell(const char *cmd);
 

@@ -142,7 +142,5 @@ usage_now(void)
 double
 now_s(void)
 {
-	struct timespec ts;
-	(void) clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)now_ms() / 1e3;
 }
