@@ -21,19 +21,33 @@
 #define W_QD 8
 #define W_SEED 71
 
+/*
+ * The cut's tools are in place before any connection: on rxe (kernel
+ * 6.12) a qdisc grafted or removed on eth0 while a QP sends fails one
+ * transmission (send_err), and that moves the QP to the error state, every
+ * write flushed. Changing netem's loss and adding or removing a filter
+ * does not. run-pair --across-hosts removes both qdiscs when it ends.
+ */
+static void
+link_prepare(void)
+{
+	shell("tc qdisc replace dev eth0 root netem loss 0% && "
+		"tc qdisc replace dev eth0 ingress");
+}
+
 /* everything host 1 sends or receives on eth0 is dropped from now on */
 static void
 link_cut(void)
 {
-	shell("tc qdisc replace dev eth0 root netem loss 100% && "
-		"tc qdisc replace dev eth0 ingress && "
-		"tc filter replace dev eth0 ingress pref 1 matchall action drop");
+	shell("tc qdisc change dev eth0 root netem loss 100% && "
+		"tc filter add dev eth0 ingress pref 1 matchall action drop");
 }
 
 static void
 link_restore(void)
 {
-	shell("tc qdisc del dev eth0 root && tc qdisc del dev eth0 ingress");
+	shell("tc filter del dev eth0 ingress pref 1 && "
+		"tc qdisc change dev eth0 root netem loss 0%");
 }
 
 /* --- a link cut for RPMA_TEST_OUTAGE_MS while writes are in flight --- */
@@ -181,6 +195,7 @@ outage_client(void)
 	struct rpma_mr_local *src;
 	CHECK_RET(rpma_mr_reg(peer, buf, W_REGION, RPMA_MR_USAGE_WRITE_SRC |
 			RPMA_MR_USAGE_READ_DST, &src));
+	link_prepare();
 	struct rpma_conn *conn = client_connect(peer, cfg, NULL);
 	struct rpma_mr_remote *dst = server_desc_take(conn, NULL);
 	struct rpma_cq *cq;
