@@ -268,7 +268,7 @@ id_connect(struct rdma_cm_id *id, bool passive, const struct rpma_conn_private_d
 		.responder_resources = RDMA_MAX_RESP_RES,
 		.initiator_depth = RDMA_MAX_INIT_DEPTH,
 		.flow_control = 1,
-		.retry_count = 7,
+		.retry_count = RPMA_CONN_RETRY_COUNT,
 		.rnr_retry_count = 7,
 	};
 

@@ -9,6 +9,14 @@
 #include "rpma.h"
 
 /*
+ * How often the transport retransmits before an operation fails: 7 as
+ * librpma 1.x (which rxe reads as no limit); a build may choose another
+ */
+#ifndef RPMA_CONN_RETRY_COUNT
+#define RPMA_CONN_RETRY_COUNT 7
+#endif
+
+/*
  * Make an incoming request of a CONNECT_REQUEST event; the request keeps
  * the event until it is connected or deleted. On failure the event is
  * acknowledged and the peer rejected.

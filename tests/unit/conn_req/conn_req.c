@@ -58,7 +58,7 @@ assert_conn_param(const void *pdata, uint8_t len)
 	assert_int_equal(p->responder_resources, RDMA_MAX_RESP_RES);
 	assert_int_equal(p->initiator_depth, RDMA_MAX_INIT_DEPTH);
 	assert_int_equal(p->flow_control, 1);
-	assert_int_equal(p->retry_count, 7);
+	assert_int_equal(p->retry_count, RPMA_CONN_RETRY_COUNT);
 	assert_int_equal(p->rnr_retry_count, 7);
 	assert_int_equal(p->srq, 0);
 	assert_int_equal(p->qp_num, 0);
