@@ -149,6 +149,15 @@ long now_ms(void);
 void conn_close_active(struct rpma_conn **conn);
 /* server side: wait for the client's CLOSED, disconnect, delete */
 void conn_close_passive(struct rpma_conn **conn);
+/*
+ * server side, when what it sent last (sends SENDs with op_context ctx
+ * outstanding) is what the client waits for before it closes: each send's
+ * successful completion, unless the client's CLOSED comes first; then
+ * disconnect, the rest come back successful or IBV_WC_WR_FLUSH_ERR, and
+ * delete. Returns how many came back flushed.
+ */
+int conn_close_passive_after_sends(struct rpma_conn **conn, struct rpma_cq *cq, int sends,
+		const void *ctx);
 
 /*
  * One completion from cq, waiting for it at most timeout_ms on the CQ's fd

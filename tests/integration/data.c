@@ -314,9 +314,7 @@ bulk_server(void)
 	msg[1] = sum;
 	CHECK_RET(rpma_send(conn, msg_mr, sizeof(msg[0]), sizeof(msg[1]),
 			RPMA_F_COMPLETION_ALWAYS, (void *)0x2));
-	cq_expect(cq, IBV_WC_SEND, (void *)0x2, NULL);
-
-	conn_close_passive(&conn);
+	conn_close_passive_after_sends(&conn, cq, 1, (void *)0x2);
 	CHECK_RET(rpma_ep_shutdown(&ep));
 	CHECK_RET(rpma_conn_cfg_delete(&cfg));
 	CHECK_RET(rpma_mr_dereg(&msg_mr));
