@@ -154,9 +154,9 @@ void conn_close_passive(struct rpma_conn **conn);
  * outstanding) is what the client waits for before it closes: each send's
  * successful completion, unless the client's CLOSED comes first; then
  * disconnect, the rest come back successful or IBV_WC_WR_FLUSH_ERR, and
- * delete. Returns how many came back flushed.
+ * delete.
  */
-int conn_close_passive_after_sends(struct rpma_conn **conn, struct rpma_cq *cq, int sends,
+void conn_close_passive_after_sends(struct rpma_conn **conn, struct rpma_cq *cq, int sends,
 		const void *ctx);
 
 /*

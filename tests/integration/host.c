@@ -124,9 +124,9 @@ write_until_gone(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_mr_remo
 		}
 		long left = t_kill == 0 ? WAIT_MS : t_kill + limit - now_ms();
 		/* a paced piece is due before that: wait only until then */
-		long wait = left;
-		if (t_kill != 0 && posted < H_PIECES && next_post - now_ms() < wait)
-			wait = next_post - now_ms() > 1 ? next_post - now_ms() : 1;
+		long wait = left, due = next_post - now_ms();
+		if (t_kill != 0 && posted < H_PIECES && due < wait)
+			wait = due > 1 ? due : 1;
 		struct ibv_wc wc;
 		bool got = left > 0 && cq_next_wc(cq, (int)wait, &wc);
 		if (!got && left > 0 && wait < left)
