@@ -337,9 +337,13 @@ one_conn_writer(void *arg)
 }
 
 /*
- * Reap one completion of the shared CQ or, when there is none, wait for the
- * channel and take its event with rpma_cq_wait(), which another thread may
- * have taken first (RPMA_E_NO_COMPLETION on the non-blocking channel).
+ * Wait (at most 10 ms) for the shared CQ's channel and take its event with
+ * rpma_cq_wait(), which another thread may have taken first
+ * (RPMA_E_NO_COMPLETION on the non-blocking channel), then reap one
+ * completion. The channel comes first: the CQ is armed from its creation,
+ * so the event of the first completion waits until a thread takes it,
+ * and every thread looks for it again in each of its later rounds. Polling
+ * first, a thread that always found a completion would never wait.
  */
 static void
 one_cq_wait_reap(struct one_conn *oc, int fd, time_t deadline)
@@ -347,6 +351,13 @@ one_cq_wait_reap(struct one_conn *oc, int fd, time_t deadline)
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
 	struct ibv_wc wc;
 
+	if (poll(&pfd, 1, 10) == 1) {
+		int ret = rpma_cq_wait(oc->cq);
+		CHECK(ret == 0 || ret == RPMA_E_NO_COMPLETION, "rpma_cq_wait returned %d (%s)",
+				ret, rpma_err_2str(ret));
+		if (ret == 0)
+			atomic_fetch_add(&oc->waits, 1);
+	}
 	int ret = rpma_cq_get_wc(oc->cq, 1, &wc, NULL);
 	if (ret == 0) {
 		atomic_fetch_add(&oc->written[wc_owner(&wc, IBV_WC_RDMA_WRITE)->index], 1);
@@ -354,13 +365,6 @@ one_cq_wait_reap(struct one_conn *oc, int fd, time_t deadline)
 	}
 	CHECK(ret == RPMA_E_NO_COMPLETION, "rpma_cq_get_wc returned %d", ret);
 	CHECK(time(NULL) < deadline, "write completions missing");
-	if (poll(&pfd, 1, 10) != 1)
-		return;
-	ret = rpma_cq_wait(oc->cq);
-	CHECK(ret == 0 || ret == RPMA_E_NO_COMPLETION, "rpma_cq_wait returned %d (%s)", ret,
-			rpma_err_2str(ret));
-	if (ret == 0)
-		atomic_fetch_add(&oc->waits, 1);
 }
 
 /* write the slice one chunk at a time; reap completions until this one's came */
