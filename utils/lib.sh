@@ -3,6 +3,15 @@
 #
 # utils/lib.sh -- what the scripts of utils/ share; sourced, not run.
 
+# say MESSAGE: MESSAGE on stderr, after the script's name
+say() { echo "${0##*/}: $*" >&2; }
+
+# die_usage MESSAGE: bad usage: MESSAGE and the script's usage, exit 2
+die_usage() { say "$*"; usage >&2; exit 2; }
+
+# die_env MESSAGE: the environment let the script down: exit 125
+die_env() { say "$*"; exit 125; }
+
 # junit_case FILE CLASS NAME OUTCOME [MESSAGE]: records one test case, with
 # OUTCOME passed, failed or skipped, in the JUnit report FILE, which is
 # whole after every call: a run stopped half-way still leaves a report of
