@@ -12,6 +12,17 @@ die_usage() { say "$*"; usage >&2; exit 2; }
 # die_env MESSAGE: the environment let the script down: exit 125
 die_env() { say "$*"; exit 125; }
 
+# as_root COMMAND...: COMMAND as root, through sudo when this is not root
+as_root() {
+	if ((EUID == 0)); then
+		"$@"
+	elif command -v sudo >/dev/null; then
+		sudo "$@"
+	else
+		die_env "need root (or sudo) to run: $*"
+	fi
+}
+
 # junit_case FILE CLASS NAME OUTCOME [MESSAGE]: records one test case, with
 # OUTCOME passed, failed or skipped, in the JUnit report FILE, which is
 # whole after every call: a run stopped half-way still leaves a report of
