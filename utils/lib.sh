@@ -12,6 +12,24 @@ die_usage() { say "$*"; usage >&2; exit 2; }
 # die_env MESSAGE: the environment let the script down: exit 125
 die_env() { say "$*"; exit 125; }
 
+# pick KIND ALL [ARG...]: the lines of ALL (one target each, its name
+# first) that an ARG names, whole or up to the name's first '-' (05 for
+# 05-flush-to-persistent); all of them without ARGs. An ARG that names
+# none is bad usage.
+pick() {
+	local kind=$1 all=$2 arg line name found
+	shift 2
+	(($#)) || { echo "$all"; return 0; }
+	for arg; do
+		found=
+		while IFS= read -r line; do
+			name=${line%% *}
+			[[ $name == "$arg" || ${name%%-*} == "$arg" ]] && echo "$line" && found=yes
+		done <<<"$all"
+		[[ -n $found ]] || die_usage "no $kind $arg"
+	done
+}
+
 # as_root COMMAND...: COMMAND as root, through sudo when this is not root
 as_root() {
 	if ((EUID == 0)); then
