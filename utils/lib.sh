@@ -79,6 +79,43 @@ xml_escape() {
 	printf '%s' "$s"
 }
 
+# copy_source TO: the tree at $TOP as git sees it (tracked files and
+# untracked ones not ignored; outside git, all but build*/) copied to TO
+copy_source() {
+	mkdir -p "$1" || return 1
+	if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$TOP" ls-files -z --cached --others --exclude-standard |
+			tar -C "$TOP" --null --ignore-failed-read -T - -c 2>/dev/null | tar -C "$1" -x
+	else
+		tar -C "$TOP" --exclude='./build*' -c . | tar -C "$1" -x
+	fi
+}
+
+# mount_at SOURCE TARGET [OPTIONS]: mount OPTIONS SOURCE TARGET, undone
+# (latest first) by unmount_all, which the caller's EXIT trap runs
+mounted=()
+mount_at() {
+	mount "${@:3}" "$1" "$2" && mounted=("$2" "${mounted[@]}")
+}
+
+unmount_all() {
+	local dir
+	for dir in "${mounted[@]}"; do
+		umount "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null || true
+	done
+	mounted=()
+}
+
+# mount_system ROOT: this machine's /proc, /sys, /dev, /dev/pts and
+# resolv.conf in the Debian root at ROOT, for chroot
+mount_system() {
+	local dir
+	for dir in proc sys dev dev/pts; do
+		mount_at "/$dir" "$1/$dir" --bind || return 1
+	done
+	cp -L /etc/resolv.conf "$1/etc/resolv.conf" 2>/dev/null || true
+}
+
 # debian_mirror: the Debian archive the host's apt uses
 debian_mirror() {
 	local uri
