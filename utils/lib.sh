@@ -12,6 +12,17 @@ die_usage() { say "$*"; usage >&2; exit 2; }
 # die_env MESSAGE: the environment let the script down: exit 125
 die_env() { say "$*"; exit 125; }
 
+# nap S: sleeps S seconds (fractions too) without starting a process:
+# under the VM's emulation an exec costs a good part of a second. It reads
+# from a FIFO nobody writes to, opened read-write so that the open does
+# not block: nap_open makes one on tmpfs (9p, the VM's /tmp, has none),
+# which needs no name once open, or a script opens one as nap_fd.
+nap() { read -rt "$1" -u "$nap_fd" || true; }
+nap_open() {
+	local fifo=/dev/shm/nap.$$.$RANDOM
+	mkfifo -m 600 "$fifo" && exec {nap_fd}<>"$fifo" && rm -f -- "$fifo"
+}
+
 # pick KIND ALL [ARG...]: the lines of ALL (one target each, its name
 # first) that an ARG names, whole or up to the name's first '-' (05 for
 # 05-flush-to-persistent); all of them without ARGs. An ARG that names
