@@ -3,6 +3,12 @@
 #
 # utils/lib.sh -- what the scripts of utils/ share; sourced, not run.
 
+# valgrind as every script runs a program under it: any error, or a leak
+# that is definite, fails the program with status 99 (CMakeLists.txt's
+# MEMORYCHECK_COMMAND_OPTIONS are the same)
+# shellcheck disable=SC2034 # used by the scripts that source this
+MEMCHECK="valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
+
 # say MESSAGE: MESSAGE on stderr, after the script's name
 say() { echo "${0##*/}: $*" >&2; }
 
