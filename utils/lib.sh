@@ -96,6 +96,11 @@ xml_escape() {
 	printf '%s' "$s"
 }
 
+# os_release FIELD: this machine's FIELD of /etc/os-release
+# (VERSION_CODENAME, VERSION_ID), empty when it has none
+# shellcheck disable=SC1091
+os_release() { (. /etc/os-release 2>/dev/null && echo "${!1:-}"); }
+
 # copy_source TO: the tree at $TOP as git sees it (tracked files and
 # untracked ones not ignored; outside git, all but build*/) copied to TO
 copy_source() {
