@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # shellcheck shell=bash
 #
-# utils/lib.sh -- what the scripts of utils/ share; sourced, not run.
+# utils/lib.sh -- what the project's scripts share; sourced, not run.
 
 # valgrind as every script runs a program under it: any error, or a leak
 # that is definite, fails the program with status 99 (CMakeLists.txt's
