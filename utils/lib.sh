@@ -9,6 +9,13 @@
 # shellcheck disable=SC2034 # used by the scripts that source this
 MEMCHECK="valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
 
+# guest_crash CONSOLE...: the line of the guest console logs that tells
+# their kernel crashed (a double fault, a panic); false when none does
+guest_crash() {
+	grep -hoaEm 1 'PANIC: double fault[^[:cntrl:]]*|Kernel panic[^[:cntrl:]]*' "$@" \
+		2>/dev/null | head -n 1 | grep .
+}
+
 # say MESSAGE: MESSAGE on stderr, after the script's name
 say() { echo "${0##*/}: $*" >&2; }
 
