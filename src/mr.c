@@ -65,6 +65,27 @@ usage_to_access(const struct rpma_peer *peer, int usage)
 	return access;
 }
 
+/*
+ * The usage a region's descriptor shows: the caller's, plus
+ * RPMA_MR_USAGE_READ_SRC where a flush usage lacks the rights of the native
+ * FLUSH a peer would post for it (a device without FLUSH, or rights refused,
+ * as rxe refuses persistence on DRAM). The region has the read right of a
+ * flush usage, so the bit says what was granted, and a client of this
+ * library then flushes by a read instead of a FLUSH the responder would
+ * refuse with a remote access error (see librpma(7)).
+ */
+static int
+usage_granted(int usage, int access)
+{
+	bool global = (access & PEER_ACCESS_FLUSH_GLOBAL) != 0;
+	bool persistent = (access & PEER_ACCESS_FLUSH_PERSISTENT) != 0;
+
+	if (((usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY) && !global) ||
+			((usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !persistent))
+		return usage | RPMA_MR_USAGE_READ_SRC;
+	return usage;
+}
+
 int
 rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 		struct rpma_mr_local **mr_ptr)
@@ -78,7 +99,8 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = peer_reg_mr(peer, ptr, size, usage_to_access(peer, usage), &mr->ibv_mr);
+	int access = usage_to_access(peer, usage);
+	int ret = peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
 	if (ret) {
 		free(mr);
 		return ret;
@@ -88,6 +110,7 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	mr->size = size;
 	mr->lkey = mr->ibv_mr->lkey;
 	mr->usage = usage;
+	mr->desc_usage = usage_granted(usage, access);
 	*mr_ptr = mr;
 	return 0;
 }
@@ -168,7 +191,7 @@ rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc)
 	memcpy(d + DESC_ADDR, &addr, sizeof(addr));
 	memcpy(d + DESC_LENGTH, &length, sizeof(length));
 	memcpy(d + DESC_RKEY, &rkey, sizeof(rkey));
-	d[DESC_USAGE] = (uint8_t)mr->usage;
+	d[DESC_USAGE] = (uint8_t)mr->desc_usage;
 	return 0;
 }
 

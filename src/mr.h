@@ -16,6 +16,7 @@ struct rpma_mr_local {
 	size_t size;
 	uint32_t lkey;
 	int usage;
+	int desc_usage;		/* what its descriptor shows the peer (mr.c) */
 	struct ibv_mr *ibv_mr;
 };
 

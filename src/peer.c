@@ -180,30 +180,32 @@ reg_mr_odp(const struct rpma_peer *peer, void *addr, size_t length, int access)
 }
 
 int
-peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
+peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int *access,
 		struct ibv_mr **mr_ptr)
 {
 	/*
 	 * rxe grants persistent-flush rights only on persistent memory (EINVAL
 	 * on DRAM), a kernel without FLUSH no flush rights (EOPNOTSUPP): such a
 	 * region is still flushed by a read after the writes, which its read
-	 * right serves.
+	 * right serves (the caller learns what was granted from *access).
 	 */
 	const int tries[] = {
-		access,
-		access & ~PEER_ACCESS_FLUSH_PERSISTENT,
-		access & ~(PEER_ACCESS_FLUSH_PERSISTENT | PEER_ACCESS_FLUSH_GLOBAL),
+		*access,
+		*access & ~PEER_ACCESS_FLUSH_PERSISTENT,
+		*access & ~(PEER_ACCESS_FLUSH_PERSISTENT | PEER_ACCESS_FLUSH_GLOBAL),
 	};
 	struct ibv_mr *mr = reg_mr_odp(peer, addr, length, tries[0]);
+	size_t i = 0;
 
-	for (size_t i = 1; mr == NULL && i < 3 && (errno == EINVAL || errno == EOPNOTSUPP); i++) {
+	while (mr == NULL && i < 2 && (errno == EINVAL || errno == EOPNOTSUPP)) {
+		i++;
 		if (tries[i] == tries[i - 1])
 			continue;
 		mr = reg_mr_odp(peer, addr, length, tries[i]);
 		if (mr)
 			RPMA_LOG_NOTICE("%zu bytes at %p registered without the rights of a native "
 					"%s FLUSH, which were refused (not persistent memory?): "
-					"only a read-after-write flush reaches them", length, addr,
+					"a flush of them is a read", length, addr,
 					i == 1 ? "persistent" : "global or persistent");
 	}
 
@@ -218,6 +220,7 @@ peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
 		return RPMA_E_PROVIDER;
 	}
 
+	*access = tries[i];
 	*mr_ptr = mr;
 	return 0;
 }

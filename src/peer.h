@@ -29,10 +29,11 @@ unsigned peer_flush_caps(const struct rpma_peer *peer);
 unsigned peer_native_flush(const struct rpma_peer *peer);
 
 /*
- * Register memory; retries with ODP where the device offers it and pinning
- * is refused, and without flush rights where those are refused.
+ * Register memory with *access; retries with ODP where the device offers it
+ * and pinning is refused, and without flush rights where those are refused:
+ * *access becomes the access granted.
  */
-int peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int access,
+int peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int *access,
 		struct ibv_mr **mr_ptr);
 
 /* the queue sizes and the queues a new QP is built from */

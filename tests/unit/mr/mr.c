@@ -330,6 +330,56 @@ test_mr_get_ptr_size__all(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/*
+ * The descriptor shows RPMA_MR_USAGE_READ_SRC where a flush usage lacks the
+ * rights of its native FLUSH: refused at registration, or a device without
+ * FLUSH. fails: how many registrations the device refuses (EINVAL) first.
+ */
+static void
+test_mr_get_descriptor__usage_granted(void **state)
+{
+	(void) state;
+	static const uint64_t both = CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT;
+	static const int RD = RPMA_MR_USAGE_READ_SRC, WR = RPMA_MR_USAGE_WRITE_DST;
+	static const struct { uint64_t caps; int fails; int usage; int shown; } map[] = {
+		/* every right granted: the caller's usage */
+		{both, 0, WR | VIS | PERS, WR | VIS | PERS},
+		{both, 0, WR | PERS, WR | PERS},
+		{both, 0, WR | VIS, WR | VIS},
+		{CAP_FLUSH_GLOBAL, 0, WR | VIS, WR | VIS},
+		/* persistence refused (rxe on DRAM), or another placement only */
+		{both, 1, WR | VIS | PERS, WR | VIS | PERS | RD},
+		{both, 1, WR | PERS, WR | PERS | RD},
+		{CAP_FLUSH_GLOBAL, 0, WR | PERS, WR | PERS | RD},
+		{CAP_FLUSH_PERSISTENT, 0, WR | VIS, WR | VIS | RD},
+		/* every flush right refused, or none served */
+		{both, 1, WR | VIS, WR | VIS | RD},
+		{both, 2, WR | VIS | PERS, WR | VIS | PERS | RD},
+		{0, 0, WR | VIS | PERS, WR | VIS | PERS | RD},
+		/* no flush usage, or READ_SRC already: nothing to add */
+		{0, 0, WR, WR},
+		{0, 0, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV},
+		{both, 1, RD | PERS, RD | PERS},
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_caps_ex(map[i].caps);
+		struct rpma_peer *peer = fx_peer();
+		struct rpma_mr_local *mr = NULL;
+		uint8_t desc[FX_DESC_SIZE];
+
+		mock_calls_reset();
+		for (int f = 1; f <= map[i].fails; f++)
+			MOCK_FAIL_NTH(ibv_reg_mr, f, 0, EINVAL);
+		assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, map[i].usage, &mr), 0);
+		assert_int_equal(rpma_mr_get_descriptor(mr, desc), 0);
+		assert_int_equal(desc[FX_DESC_SIZE - 1], map[i].shown);
+		assert_int_equal(mr->usage, map[i].usage);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+}
+
 static void
 test_mr_get_descriptor__invalid(void **state)
 {
@@ -346,11 +396,15 @@ test_mr_get_descriptor__invalid(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
-/* local region -> descriptor -> remote region keeps address, size, rkey and flush type */
+/*
+ * local region -> descriptor -> remote region keeps address, size, rkey and
+ * flush type (on a device that grants the region its native FLUSH rights)
+ */
 static void
 test_mr_descriptor__round_trip(void **state)
 {
 	(void) state;
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT);
 	struct rpma_peer *peer = fx_peer();
 	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
 	struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, usage);
@@ -607,6 +661,7 @@ main(void)
 		TEST(test_mr_dereg__fails),
 		TEST(test_mr_get_ptr_size__all),
 		TEST(test_mr_get_descriptor__invalid),
+		TEST(test_mr_get_descriptor__usage_granted),
 		TEST(test_mr_descriptor__round_trip),
 		TEST(test_mr_remote_from_descriptor__invalid),
 		TEST(test_mr_remote_from_descriptor__longer_buffer),
