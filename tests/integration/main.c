@@ -12,6 +12,7 @@
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) {#name, NULL, name##_client},
 #define HOSTS(name) {#name, name##_server, name##_client},
+#define DRIVEN(name) HOSTS(name)
 static const struct integ_test tests[] = {
 #include "tests.def"
 };
@@ -19,6 +20,7 @@ static const struct integ_test tests[] = {
 #undef PAIR_1X
 #undef CLIENT
 #undef HOSTS
+#undef DRIVEN
 
 int
 main(int argc, char *argv[])

@@ -8,10 +8,12 @@
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) void name##_client(void);
 #define HOSTS(name) void name##_server(void); void name##_client(void);
+#define DRIVEN(name) HOSTS(name)
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
 #undef CLIENT
 #undef HOSTS
+#undef DRIVEN
 
 #endif /* INTEG_TESTS_H */
