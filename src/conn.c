@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "fault.h"
+#include "cfg.h"
 #include "conn.h"
 #include "cq.h"
 #include "flush.h"
@@ -27,7 +28,27 @@ struct rpma_conn {
 	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
 	struct rpma_flush *flush;	/* owns flush_dst */
+	int handshake;			/* enum conn_handshake, atomic */
 	struct conn_parts parts;
+};
+
+/*
+ * Where the passive side's handshake is. Its last message, the client's
+ * RTU, may be lost; the CM then says ESTABLISHED only once its REP, sent
+ * again seconds later, is answered. A client that has done its work by
+ * then and disconnected makes the CM report DISCONNECTED instead, though
+ * the connection was up on both sides (a DREQ comes only from a client
+ * that got the REP) and the QP took all the client sent. The library then
+ * reports ESTABLISHED, disconnects on the program's behalf, and CLOSED
+ * follows with the CM's TIMEWAIT_EXIT, about 0.5 s later: a program gets
+ * the events a connection has, and a readable event descriptor for each.
+ * IBV_EVENT_COMM_EST would tell the QP's first packet earlier, but the
+ * device's async events are the program's to read.
+ */
+enum conn_handshake {
+	CONN_UP,		/* established, or the active side, or the program closes */
+	CONN_WAITING,		/* passive: ESTABLISHED not seen yet */
+	CONN_CLOSED_EARLY,	/* passive: DISCONNECTED came first, the library disconnected */
 };
 
 int
@@ -44,6 +65,7 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	}
 
 	conn->qp = parts->id->qp;
+	conn->handshake = parts->passive ? CONN_WAITING : CONN_UP;
 	conn->flush_dst = flush_dst(conn->flush);
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
 #ifdef HAVE_IBV_ATOMIC_WRITE
@@ -130,6 +152,43 @@ event_map(enum rdma_cm_event_type type)
 	}
 }
 
+/* move the handshake from `from` to `to`; false (and *from the state) when it was elsewhere */
+static bool
+handshake_move(struct rpma_conn *conn, int *from, int to)
+{
+	return __atomic_compare_exchange_n(&conn->handshake, from, to, false, __ATOMIC_SEQ_CST,
+			__ATOMIC_SEQ_CST);
+}
+
+/* DISCONNECTED before ESTABLISHED on the passive side: ESTABLISHED now, CLOSED next */
+static enum rdma_cm_event_type
+handshake_closed_early(struct rpma_conn *conn)
+{
+	if (FI_NEG(rdma_disconnect(conn->parts.id), EIO)) {
+		/* no TIMEWAIT_EXIT would follow: CLOSED now, and the program disconnects */
+		RPMA_LOG_PROVIDER(errno, "rdma_disconnect()");
+		CFG_STORE(conn->handshake, CONN_UP);
+		return RDMA_CM_EVENT_DISCONNECTED;
+	}
+	RPMA_LOG_NOTICE("the client closed before the handshake ended here (its last message "
+			"was lost): reported as established, RPMA_CONN_CLOSED follows");
+	return RDMA_CM_EVENT_ESTABLISHED;
+}
+
+/* the event a program is told of (the handshake's events only once) */
+static enum rdma_cm_event_type
+handshake_event(struct rpma_conn *conn, enum rdma_cm_event_type type)
+{
+	int waiting = CONN_WAITING;
+
+	if (type == RDMA_CM_EVENT_ESTABLISHED)
+		(void) handshake_move(conn, &waiting, CONN_UP);
+	else if (type == RDMA_CM_EVENT_DISCONNECTED &&
+			handshake_move(conn, &waiting, CONN_CLOSED_EARLY))
+		return handshake_closed_early(conn);
+	return type;
+}
+
 int
 rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 {
@@ -165,7 +224,7 @@ rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 	if (ret)
 		return ret;
 
-	enum rpma_conn_event mapped = event_map(type);
+	enum rpma_conn_event mapped = event_map(handshake_event(conn, type));
 	if (mapped == RPMA_CONN_UNDEFINED) {
 		RPMA_LOG_ERROR("unexpected connection event: %s", rdma_event_str(type));
 		return RPMA_E_UNKNOWN;
@@ -299,6 +358,11 @@ rpma_conn_disconnect(struct rpma_conn *conn)
 {
 	if (conn == NULL)
 		return RPMA_E_INVAL;
+
+	/* the program's own disconnect ends the handshake, unless the library did it */
+	int waiting = CONN_WAITING;
+	if (!handshake_move(conn, &waiting, CONN_UP) && waiting == CONN_CLOSED_EARLY)
+		return 0;
 
 	if (FI_NEG(rdma_disconnect(conn->parts.id), EIO)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_disconnect()");

@@ -17,6 +17,7 @@ struct conn_parts {
 	struct rpma_cq *cq;
 	struct rpma_cq *rcq;			/* NULL when none */
 	bool rcq_owned;				/* false: the shared RQ's CQ */
+	bool passive;				/* accepted from an endpoint */
 	struct rpma_conn_private_data data;	/* what the peer sent, if known yet */
 };
 

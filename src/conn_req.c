@@ -302,6 +302,7 @@ rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 	struct rdma_cm_id *id = req->parts.id;
 	bool passive = (req->event != NULL);
 	*req_ptr = NULL;
+	req->parts.passive = passive;
 
 	int ret = req_own_event_channel(req);
 	if (ret == 0)

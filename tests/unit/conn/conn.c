@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 
+#include "conn_req.h"
 #include "cq.h"
 #include "fixtures.h"
 
@@ -206,6 +207,110 @@ test_conn_disconnect__fails(void **state)
 }
 
 /* events */
+
+/* a connection accepted from an incoming request, as an endpoint gives it */
+static struct rpma_conn *
+conn_passive(struct rpma_peer *peer)
+{
+	struct rdma_cm_event *ev = mock_cm_event_push(RDMA_CM_EVENT_CONNECT_REQUEST,
+			mock_cm_id_new(), NULL, 0);
+	struct rdma_event_channel ch = { .fd = 1 };
+	struct rdma_cm_event *got;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn *conn = NULL;
+
+	assert_int_equal(rdma_get_cm_event(&ch, &got), 0);
+	assert_ptr_equal(got, ev);
+	assert_int_equal(conn_req_from_cm_event(peer, ev, NULL, &req), 0);
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	mock_calls_reset();
+	return conn;
+}
+
+/* the events a connection gives for cm's events, in order */
+static void
+expect_events(struct rpma_conn *conn, const enum rdma_cm_event_type *cm,
+		const enum rpma_conn_event *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		mock_cm_event_push(cm[i], NULL, NULL, 0);
+	for (size_t i = 0; i < n; i++) {
+		enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+		assert_int_equal(rpma_conn_next_event(conn, &ev), 0);
+		assert_int_equal(ev, want[i]);
+	}
+}
+
+/*
+ * The client's RTU lost and the client closed first: the passive side
+ * reports ESTABLISHED, disconnects for the program, and CLOSED comes with
+ * TIMEWAIT_EXIT; the program's own disconnect then does nothing more.
+ */
+static void
+test_conn_next_event__closed_before_established(void **state)
+{
+	(void) state;
+	static const enum rdma_cm_event_type cm[] = {RDMA_CM_EVENT_DISCONNECTED,
+			RDMA_CM_EVENT_TIMEWAIT_EXIT};
+	static const enum rpma_conn_event want[] = {RPMA_CONN_ESTABLISHED, RPMA_CONN_CLOSED};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn *conn = conn_passive(peer);
+
+	expect_events(conn, cm, want, 2);
+	assert_int_equal(CALLS(rdma_disconnect), 1);
+	assert_int_equal(rpma_conn_disconnect(conn), 0);
+	assert_int_equal(CALLS(rdma_disconnect), 1);
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* the handshake's events as the CM gives them, whoever closes */
+static void
+test_conn_next_event__handshake_in_order(void **state)
+{
+	(void) state;
+	static const enum rdma_cm_event_type cm[] = {RDMA_CM_EVENT_ESTABLISHED,
+			RDMA_CM_EVENT_DISCONNECTED, RDMA_CM_EVENT_DISCONNECTED};
+	static const enum rpma_conn_event want[] = {RPMA_CONN_ESTABLISHED, RPMA_CONN_CLOSED,
+			RPMA_CONN_CLOSED};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn *passive = conn_passive(peer);
+	struct rpma_conn *active = fx_conn(peer, NULL);
+
+	/* established first: nothing of the library's own */
+	expect_events(passive, cm, want, 3);
+	/* the active side: DISCONNECTED is always CLOSED */
+	expect_events(active, cm + 1, want + 1, 1);
+	assert_int_equal(CALLS(rdma_disconnect), 0);
+	assert_int_equal(rpma_conn_delete(&active), 0);
+	assert_int_equal(rpma_conn_delete(&passive), 0);
+
+	/* the program disconnects before ESTABLISHED: what comes is the answer */
+	passive = conn_passive(peer);
+	assert_int_equal(rpma_conn_disconnect(passive), 0);
+	expect_events(passive, cm + 1, want + 1, 1);
+	assert_int_equal(CALLS(rdma_disconnect), 1);
+	assert_int_equal(rpma_conn_delete(&passive), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* the library's disconnect fails: CLOSED at once, the program's disconnect is its own */
+static void
+test_conn_next_event__closed_early_disconnect_fails(void **state)
+{
+	(void) state;
+	static const enum rdma_cm_event_type cm[] = {RDMA_CM_EVENT_DISCONNECTED};
+	static const enum rpma_conn_event want[] = {RPMA_CONN_CLOSED};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn *conn = conn_passive(peer);
+
+	MOCK_FAIL(rdma_disconnect, -1, EINVAL);
+	expect_events(conn, cm, want, 1);
+	assert_int_equal(rpma_conn_disconnect(conn), 0);
+	assert_int_equal(CALLS(rdma_disconnect), 2);
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
 
 static void
 test_conn_next_event__invalid(void **state)
@@ -1179,6 +1284,9 @@ main(void)
 		TEST(test_conn_disconnect__fails),
 		TEST(test_conn_next_event__invalid),
 		TEST(test_conn_next_event__mapping),
+		TEST(test_conn_next_event__closed_before_established),
+		TEST(test_conn_next_event__handshake_in_order),
+		TEST(test_conn_next_event__closed_early_disconnect_fails),
 		TEST(test_conn_next_event__unexpected),
 		TEST(test_conn_next_event__no_event),
 		TEST(test_conn_next_event__ack_fails),
