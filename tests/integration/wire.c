@@ -290,3 +290,81 @@ outage_client(void)
 	CHECK_RET(rpma_conn_cfg_delete(&cfg));
 	CHECK_RET(rpma_peer_delete(&peer));
 }
+
+/* --- the client's RTU, the handshake's last message, lost --- */
+
+#define RTU_SIZE (64 * KIB)
+#define RTU_SEED 73
+
+/*
+ * Drop every RTU this host receives: RoCE v2 (UDP port 4791) to QP 1 (the
+ * BTH's destination QP, bytes 5 to 7 after the UDP header), a CM MAD whose
+ * attribute is ConnectRTU (0x0014, at byte 16 of the MAD after BTH and
+ * DETH). In place before any connection, as the cut's tools.
+ */
+static void
+rtu_drop(void)
+{
+	shell("tc qdisc replace dev eth0 ingress && "
+		"tc filter add dev eth0 ingress pref 2 protocol ip u32 "
+		"match ip protocol 17 0xff match ip dport 4791 0xffff "
+		"match u32 0x00000001 0x00ffffff at 32 match u16 0x0014 0xffff at 64 "
+		"action drop");
+}
+
+void
+rtu_lost_server(void)
+{
+	struct rpma_peer *peer = peer_open();
+	char *buf = buf_new(RTU_SIZE);
+	struct rpma_mr_local *mr;
+	CHECK_RET(rpma_mr_reg(peer, buf, RTU_SIZE, RPMA_MR_USAGE_WRITE_DST |
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mr));
+	rtu_drop();
+	struct rpma_ep *ep = ep_open(peer);
+
+	/* no RTU comes: the client's disconnect ends the handshake */
+	struct rpma_conn_req *req = ep_next_req(ep, NULL);
+	struct server_desc sd;
+	struct rpma_conn_private_data pd;
+	server_desc_make(&sd, mr, NULL, &pd);
+	struct rpma_conn *conn = server_accept(&req, &pd);
+	long t = now_ms();
+	conn_close_passive(&conn);
+	note("ESTABLISHED, then CLOSED %ld ms later", now_ms() - t);
+	shell("tc -s filter show dev eth0 ingress pref 2 | grep -q 'dropped [1-9]'");
+	size_t bad = pattern_check(buf, RTU_SIZE, RTU_SEED, 0);
+	CHECK(bad == SIZE_MAX, "byte %zu of the region is not what the client wrote", bad);
+	note("the RTU was dropped, and every byte the client wrote is here");
+
+	CHECK_RET(rpma_ep_shutdown(&ep));
+	CHECK_RET(rpma_mr_dereg(&mr));
+	free(buf);
+	CHECK_RET(rpma_peer_delete(&peer));
+}
+
+void
+rtu_lost_client(void)
+{
+	struct rpma_peer *peer = peer_open();
+	char *buf = buf_new(RTU_SIZE);
+	struct rpma_mr_local *src;
+	CHECK_RET(rpma_mr_reg(peer, buf, RTU_SIZE, RPMA_MR_USAGE_WRITE_SRC, &src));
+	pattern_fill(buf, RTU_SIZE, RTU_SEED, 0);
+
+	/* up here when the REP came; a write and a flush need nothing more of the server */
+	struct rpma_conn *conn = client_connect(peer, NULL, NULL);
+	struct rpma_mr_remote *dst = server_desc_take(conn, NULL);
+	struct rpma_cq *cq;
+	CHECK_RET(rpma_conn_get_cq(conn, &cq));
+	CHECK_RET(rpma_write(conn, dst, 0, src, 0, RTU_SIZE, RPMA_F_COMPLETION_ON_ERROR, NULL));
+	CHECK_RET(rpma_flush(conn, dst, 0, RTU_SIZE, RPMA_FLUSH_TYPE_VISIBILITY,
+			RPMA_F_COMPLETION_ALWAYS, (void *)0xf1));
+	cq_expect(cq, OPCODE_ANY, (void *)0xf1, NULL);
+	conn_close_active(&conn);
+
+	CHECK_RET(rpma_mr_remote_delete(&dst));
+	CHECK_RET(rpma_mr_dereg(&src));
+	free(buf);
+	CHECK_RET(rpma_peer_delete(&peer));
+}
