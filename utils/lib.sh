@@ -108,6 +108,9 @@ xml_escape() {
 # shellcheck disable=SC1091
 os_release() { (. /etc/os-release 2>/dev/null && echo "${!1:-}"); }
 
+# project_version: the version of project() in the CMakeLists.txt on stdin
+project_version() { sed -n 's/^project(librpma VERSION \([0-9][0-9.]*\).*/\1/p'; }
+
 # copy_source TO: the tree at $TOP as git sees it (tracked files and
 # untracked ones not ignored; outside git, all but build*/) copied to TO
 copy_source() {
