@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * flush_matrix.c -- what rpma_flush() does for every region a server may
- * offer: one kind of memory per run (RPMA_TEST_MEMORY: devdax, dram, shm,
- * file), a region for each of the eight usages (the write right with or
- * without each flush type and RPMA_MR_USAGE_READ_SRC), direct write to
- * PMem declared or not, both flush types. The client writes a piece into
- * each cell, flushes it and records what came of it; the server checks
- * every piece at the end. run-flush-matrix runs it with each side on a
- * library of its choice (LD_LIBRARY_PATH) and compares the row the client
- * writes (RPMA_TEST_MATRIX_ROW) with doc/COMPATIBILITY.md's table.
+ * offer: each kind of memory (RPMA_TEST_MEMORY, a comma-separated list of
+ * devdax, dram, shm and file, the same on both sides), a region for each
+ * of the eight usages (the write right with or without each flush type and
+ * RPMA_MR_USAGE_READ_SRC), direct write to PMem declared or not, both flush
+ * types. The client writes a piece into each cell, flushes it and records
+ * what came of it; the server checks every piece. run-flush-matrix runs it
+ * with each side on a library of its choice (LD_LIBRARY_PATH) and compares
+ * the rows the client writes (RPMA_TEST_MATRIX_ROW) with
+ * doc/COMPATIBILITY.md's table.
  *
  * A cell's outcome, one letter:
  *   F  completed as a native FLUSH (IBV_WC_FLUSH), the piece on the server
@@ -52,11 +53,15 @@ static const int fm_usage[] = {W, W | V, W | P, W | V | P, W | RD, W | RD | V, W
 #define FM_MAGIC 0xf7
 enum fm_op { FM_CELLS_OP = 1, FM_VERIFY_OP = 2 };
 
+/* the kinds of memory, at most */
+#define FM_KINDS 4
+
 /* the client's private data: what this connection is for */
 struct fm_ask {
 	uint8_t magic;
 	uint8_t op;
 	uint8_t direct_write;
+	uint8_t kind;		/* which of RPMA_TEST_MEMORY's kinds */
 };
 
 /* the server's private data: its peer configuration, its regions, what it found */
@@ -83,14 +88,34 @@ cell_of(int usage, int direct_write, enum rpma_flush_type type)
 	return usage * 4 + direct_write * 2 + (type == RPMA_FLUSH_TYPE_PERSISTENT);
 }
 
-/* the server's memory of one kind */
+/* the server's memory of one kind, and its regions */
 struct fm_memory {
-	const char *kind;
+	char kind[16];
 	char *addr;
 	struct pmem_map *pm;	/* devdax */
 	int fd;			/* shm, file */
 	char path[256];
+	struct rpma_mr_local *mr[FM_USAGES];	/* NULL: refused */
 };
+
+/* RPMA_TEST_MEMORY's kinds into kinds[], their number */
+static int
+kinds_of_env(char kinds[FM_KINDS][16])
+{
+	const char *list = env_or("RPMA_TEST_MEMORY", "devdax,dram,shm,file");
+	int n = 0;
+
+	for (const char *p = list; *p != '\0'; n++) {
+		size_t len = strcspn(p, ",");
+		CHECK(n < FM_KINDS && len > 0 && len < 16, "RPMA_TEST_MEMORY=%s: expected up to "
+				"%d of devdax, dram, shm and file, comma-separated", list, FM_KINDS);
+		memcpy(kinds[n], p, len);
+		kinds[n][len] = '\0';
+		p += len + (p[len] == ',');
+	}
+	CHECK(n > 0, "RPMA_TEST_MEMORY is empty");
+	return n;
+}
 
 /* a MAP_SHARED mapping of a new file in dir */
 static void
@@ -107,7 +132,6 @@ memory_map_file(struct fm_memory *m, const char *dir)
 static void
 memory_open(struct fm_memory *m)
 {
-	m->kind = env_or("RPMA_TEST_MEMORY", "dram");
 	m->pm = NULL;
 	m->fd = -1;
 	if (strcmp(m->kind, "devdax") == 0) {
@@ -153,6 +177,29 @@ cells_present(const char *mem)
 	return present;
 }
 
+/* register the eight regions in m; a refusal is a cell's outcome, not a failure */
+static void
+memory_register(struct rpma_peer *peer, struct fm_memory *m)
+{
+	for (int u = 0; u < FM_USAGES; u++) {
+		int ret = rpma_mr_reg(peer, m->addr + (size_t)u * FM_REGION, FM_REGION,
+				fm_usage[u], &m->mr[u]);
+		if (ret) {
+			note("%s: usage 0x%x refused: %s", m->kind, (unsigned)fm_usage[u],
+					rpma_err_2str(ret));
+			m->mr[u] = NULL;
+		}
+	}
+}
+
+static void
+memory_deregister(struct fm_memory *m)
+{
+	for (int u = 0; u < FM_USAGES; u++)
+		if (m->mr[u] != NULL)
+			CHECK_RET(rpma_mr_dereg(&m->mr[u]));
+}
+
 /* the offer of one connection: the regions and a peer configuration as asked */
 static void
 offer_make(struct fm_offer *o, struct rpma_mr_local *mr[], const struct fm_ask *ask)
@@ -180,9 +227,9 @@ offer_make(struct fm_offer *o, struct rpma_mr_local *mr[], const struct fm_ask *
 	CHECK_RET(rpma_peer_cfg_delete(&pcfg));
 }
 
-/* what a connection request asks for */
+/* what a connection request asks for, of kinds kinds of memory */
 static struct fm_ask
-ask_of(const struct rpma_conn_req *req)
+ask_of(const struct rpma_conn_req *req, int kinds)
 {
 	struct rpma_conn_private_data pd;
 	struct fm_ask ask;
@@ -191,52 +238,50 @@ ask_of(const struct rpma_conn_req *req)
 	CHECK(pd.ptr != NULL && pd.len >= sizeof(ask), "a request with %u bytes of private data",
 			pd.len);
 	memcpy(&ask, pd.ptr, sizeof(ask));
-	CHECK(ask.magic == FM_MAGIC && (ask.op == FM_CELLS_OP || ask.op == FM_VERIFY_OP),
-			"a request the client did not make");
+	CHECK(ask.magic == FM_MAGIC && (ask.op == FM_CELLS_OP || ask.op == FM_VERIFY_OP) &&
+			ask.kind < kinds, "a request the client did not make");
 	return ask;
 }
 
 void
 flush_matrix_server(void)
 {
-	struct fm_memory m;
-	memory_open(&m);
+	char kinds[FM_KINDS][16];
+	int n = kinds_of_env(kinds);
+	struct fm_memory m[FM_KINDS];
 	struct rpma_peer *peer = peer_open();
-	struct rpma_mr_local *mr[FM_USAGES];
 
-	for (int u = 0; u < FM_USAGES; u++) {
-		int ret = rpma_mr_reg(peer, m.addr + (size_t)u * FM_REGION, FM_REGION, fm_usage[u],
-				&mr[u]);
-		if (ret)
-			note("%s: usage 0x%x refused: %s", m.kind, (unsigned)fm_usage[u],
-					rpma_err_2str(ret));
-		if (ret)
-			mr[u] = NULL;
+	for (int k = 0; k < n; k++) {
+		memcpy(m[k].kind, kinds[k], sizeof(m[k].kind));
+		memory_open(&m[k]);
+		memory_register(peer, &m[k]);
 	}
 
+	/* until every kind is verified, which the client asks for last */
 	struct rpma_ep *ep = ep_open(peer);
 	int conns = 0;
-	for (bool done = false; !done; conns++) {
+	for (int verified = 0; verified < n; conns++) {
 		struct rpma_conn_req *req = ep_next_req(ep, NULL);
-		struct fm_ask ask = ask_of(req);
+		struct fm_ask ask = ask_of(req, n);
+		struct fm_memory *mem = &m[ask.kind];
 		struct fm_offer offer;
-		offer_make(&offer, mr, &ask);
+		offer_make(&offer, mem->mr, &ask);
 		if (ask.op == FM_VERIFY_OP) {
-			offer.present = cells_present(m.addr);
-			done = true;
+			offer.present = cells_present(mem->addr);
+			verified++;
 		}
 		struct rpma_conn_private_data pd = {&offer, sizeof(offer)};
 		struct rpma_conn *conn = server_accept(&req, &pd);
 		conn_close_passive(&conn);
 	}
-	note("%s: %d connections served", m.kind, conns);
+	note("%d connections served", conns);
 
 	CHECK_RET(rpma_ep_shutdown(&ep));
-	for (int u = 0; u < FM_USAGES; u++)
-		if (mr[u] != NULL)
-			CHECK_RET(rpma_mr_dereg(&mr[u]));
+	for (int k = 0; k < n; k++) {
+		memory_deregister(&m[k]);
+		memory_close(&m[k]);
+	}
 	CHECK_RET(rpma_peer_delete(&peer));
-	memory_close(&m);
 }
 
 /* the client's end of one connection */
@@ -249,9 +294,10 @@ struct fm_conn {
 };
 
 static void
-fm_connect(struct rpma_peer *peer, enum fm_op op, int direct_write, struct fm_conn *c)
+fm_connect(struct rpma_peer *peer, enum fm_op op, int kind, int direct_write,
+		struct fm_conn *c)
 {
-	struct fm_ask ask = {FM_MAGIC, (uint8_t)op, (uint8_t)direct_write};
+	struct fm_ask ask = {FM_MAGIC, (uint8_t)op, (uint8_t)direct_write, (uint8_t)kind};
 	struct rpma_conn_private_data pd = {&ask, sizeof(ask)};
 	c->conn = client_connect(peer, NULL, &pd);
 	CHECK_RET(rpma_conn_get_cq(c->conn, &c->cq));
@@ -333,7 +379,7 @@ fm_cell(struct fm_conn *c, struct rpma_mr_local *src, char *buf, int usage, int 
 
 /* every cell of one declaration of direct write to PMem, a new connection after an X */
 static void
-fm_cells(struct rpma_peer *peer, int dw, struct rpma_mr_local *src, char *buf,
+fm_cells(struct rpma_peer *peer, int kind, int dw, struct rpma_mr_local *src, char *buf,
 		char cells[FM_CELLS])
 {
 	static const enum rpma_flush_type types[] = {RPMA_FLUSH_TYPE_VISIBILITY,
@@ -344,7 +390,7 @@ fm_cells(struct rpma_peer *peer, int dw, struct rpma_mr_local *src, char *buf,
 	for (int u = 0; u < FM_USAGES; u++) {
 		for (int t = 0; t < 2; t++) {
 			if (!open)
-				fm_connect(peer, FM_CELLS_OP, dw, &c);
+				fm_connect(peer, FM_CELLS_OP, kind, dw, &c);
 			open = true;
 			char *cell = &cells[cell_of(u, dw, types[t])];
 			*cell = c.dst[u] == NULL ? '-' : fm_cell(&c, src, buf, u, dw, types[t]);
@@ -358,48 +404,66 @@ fm_cells(struct rpma_peer *peer, int dw, struct rpma_mr_local *src, char *buf,
 		fm_close(&c);
 }
 
-/* "CAPS ROW": the device's FLUSH capabilities as the client sees them, the outcomes */
-static void
-row_write(const char cells[FM_CELLS])
+/* whether the device serves FLUSH of both placements, as the client sees it */
+static bool
+device_flush(void)
 {
 	struct ibv_context *ctx;
 	struct ibv_device_attr_ex attr;
 	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
 	CHECK(ibv_query_device_ex(ctx, NULL, &attr) == 0, "ibv_query_device_ex() failed");
 	/* device_cap_flags_ex bits 38 and 39 (kernel ABI): FLUSH global, persistent */
-	bool flush = ((attr.device_cap_flags_ex >> 38) & 3) == 3;
+	return ((attr.device_cap_flags_ex >> 38) & 3) == 3;
+}
 
-	const char *path = env_or("RPMA_TEST_MATRIX_ROW", "/dev/stdout");
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL, "%s: %s", path, strerror(errno));
-	fprintf(f, "%s", flush ? "flush" : "noflush");
+/* "CAPS KIND ROW": the device's FLUSH, the kind of memory, the outcomes */
+static void
+row_write(FILE *f, bool flush, const char *kind, const char cells[FM_CELLS])
+{
+	fprintf(f, "%s %s", flush ? "flush" : "noflush", kind);
 	for (int u = 0; u < FM_USAGES; u++)
 		fprintf(f, " %.4s", cells + u * 4);
 	fprintf(f, "\n");
-	CHECK(fclose(f) == 0, "%s: %s", path, strerror(errno));
 }
 
-void
-flush_matrix_client(void)
+/* every cell of one kind of memory, then the server's check of them */
+static void
+fm_kind(struct rpma_peer *peer, int kind, struct rpma_mr_local *src, char *buf,
+		char cells[FM_CELLS])
 {
-	struct rpma_peer *peer = peer_open();
-	char *buf = buf_new(FM_PIECE);
-	struct rpma_mr_local *src;
-	CHECK_RET(rpma_mr_reg(peer, buf, FM_PIECE, RPMA_MR_USAGE_WRITE_SRC, &src));
-
-	char cells[FM_CELLS];
 	for (int dw = 0; dw < 2; dw++)
-		fm_cells(peer, dw, src, buf, cells);
+		fm_cells(peer, kind, dw, src, buf, cells);
 
 	struct fm_conn c;
-	fm_connect(peer, FM_VERIFY_OP, 0, &c);
+	fm_connect(peer, FM_VERIFY_OP, kind, 0, &c);
 	for (int cell = 0; cell < FM_CELLS; cell++) {
 		bool done = cells[cell] == 'F' || cells[cell] == 'R';
 		if (done && !(c.offer.present & (1u << cell)))
 			cells[cell] = 'D';
 	}
 	fm_close(&c);
-	row_write(cells);
+}
+
+void
+flush_matrix_client(void)
+{
+	char kinds[FM_KINDS][16];
+	int n = kinds_of_env(kinds);
+	struct rpma_peer *peer = peer_open();
+	char *buf = buf_new(FM_PIECE);
+	struct rpma_mr_local *src;
+	CHECK_RET(rpma_mr_reg(peer, buf, FM_PIECE, RPMA_MR_USAGE_WRITE_SRC, &src));
+
+	const char *path = env_or("RPMA_TEST_MATRIX_ROW", "/dev/stdout");
+	FILE *f = fopen(path, "w");
+	CHECK(f != NULL, "%s: %s", path, strerror(errno));
+	bool flush = device_flush();
+	for (int k = 0; k < n; k++) {
+		char cells[FM_CELLS];
+		fm_kind(peer, k, src, buf, cells);
+		row_write(f, flush, kinds[k], cells);
+	}
+	CHECK(fclose(f) == 0, "%s: %s", path, strerror(errno));
 
 	CHECK_RET(rpma_mr_dereg(&src));
 	free(buf);
