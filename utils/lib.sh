@@ -170,3 +170,15 @@ debian_root() {
 	printf '#!/bin/sh\nexit 101\n' >"$dir/usr/sbin/policy-rc.d"
 	chmod 755 "$dir/usr/sbin/policy-rc.d"
 }
+
+# shared_fio_tarball TOP: when a folder ../shared/sources lies beside the
+# tree TOP (this project's CI machines have it; it is not part of the
+# project), export it as FIO_SOURCE_TARBALL: fio/fio-source takes the
+# release tarball of the installed fio from there (checked against its
+# SHA256SUMS) when Debian's source package of that fio cannot be fetched
+shared_fio_tarball() {
+	local dir=$1/../shared/sources
+	[[ -d $dir && -z ${FIO_SOURCE_TARBALL:-} ]] || return 0
+	FIO_SOURCE_TARBALL=$(realpath -- "$dir")
+	export FIO_SOURCE_TARBALL
+}
