@@ -49,14 +49,18 @@ main(void)
 		__CPROVER_assert(sum_within(off, 8, dst->size),
 				"posted only inside the remote region");
 	}
-	if (native)
+	if (native) {
+		WITNESS("a native ATOMIC WRITE is posted");
 		__CPROVER_assert(sum_within(dst->addr, off, UINT64_MAX) &&
 				stub_rec.atomic_addr == dst->addr + off &&
 				stub_rec.atomic_rkey == dst->rkey,
 				"a native ATOMIC WRITE goes to the region's address plus the "
 				"offset");
+	}
 	if (write) {
 		const struct ibv_send_wr *wr = &stub_rec.send_wr;
+
+		WITNESS("an inline write stands in for ATOMIC WRITE");
 		__CPROVER_assert(wr->opcode == IBV_WR_RDMA_WRITE &&
 				(wr->send_flags & IBV_SEND_INLINE) && wr->num_sge == 1 &&
 				stub_rec.send_sge.addr == (uint64_t)(uintptr_t)src &&

@@ -96,9 +96,11 @@ accept_or_connect(struct rpma_conn_req *req, bool server, const uint8_t *bytes,
 
 	stub_record_clear();
 	int ret = rpma_conn_req_connect(&req, send, &conn);
-	if (refused)
+	if (refused) {
+		WITNESS("private data without bytes is sent");
 		__CPROVER_assert(ret == RPMA_E_INVAL && stub_rec.conn_calls == 0,
 				"private data without bytes is refused, nothing handed to rdma_cm");
+	}
 	if (ret == 0) {
 		__CPROVER_assert(stub_rec.conn_calls == 1 &&
 				stub_rec.conn_pdata_len == (send ? send->len : 0),
@@ -111,11 +113,14 @@ accept_or_connect(struct rpma_conn_req *req, bool server, const uint8_t *bytes,
 		__CPROVER_assert(rpma_conn_get_private_data(conn, &got) == 0,
 				"the connection is read");
 		/* a server keeps the request's; a connection without any takes ESTABLISHED's */
-		if (server && bytes != NULL && len != 0)
+		if (server && bytes != NULL && len != 0) {
+			WITNESS("a server connects with the client's private data");
 			check_copy(&got, bytes, len);
-		else if (ret == 0)
+		} else if (ret == 0) {
+			if (!server && est_bytes != NULL && len != 0)
+				WITNESS("a client connects with the server's private data");
 			check_copy(&got, est_bytes, len);
-		else
+		} else
 			check_copy(&got, NULL, 0);
 		__CPROVER_assert(rpma_conn_delete(&conn) == 0, "the connection is deleted");
 	}

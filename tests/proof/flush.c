@@ -41,7 +41,9 @@ main(void)
 	__CPROVER_assume(rpma_peer_cfg_new(&pcfg) == 0);
 	__CPROVER_assume(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, direct_write) == 0);
 	__CPROVER_assume(rpma_conn_apply_remote_peer_cfg(conn, pcfg) == 0);
-	uint8_t *flush_byte = stub_mapped;
+	/* what the connection made last: its flush byte, mapped and registered */
+	const uint8_t *flush_byte = stub_mapped;
+	const struct ibv_mr *flush_mr = stub_last_mr;
 
 	stub_record_clear();
 	int ret = rpma_flush(conn, dst, off, len, type, flags, &ret);
@@ -69,6 +71,7 @@ main(void)
 				"a flush is posted only inside the remote region");
 	}
 	if (native) {
+		WITNESS("a native FLUSH is posted");
 		__CPROVER_assert(sum_within(dst->addr, off, UINT64_MAX) &&
 				stub_rec.flush_addr == dst->addr + off && stub_rec.flush_len == len,
 				"a native FLUSH covers exactly the range asked for");
@@ -83,6 +86,8 @@ main(void)
 		const struct ibv_send_wr *wr = &stub_rec.send_wr;
 		uint64_t at = wr->wr.rdma.remote_addr;
 
+		WITNESS("a read-after-write flush is posted");
+
 		__CPROVER_assert(wr->opcode == IBV_WR_RDMA_READ && wr->num_sge == 1 &&
 				stub_rec.send_sge.length == 1,
 				"a read-after-write flush reads one byte");
@@ -91,10 +96,14 @@ main(void)
 		__CPROVER_assert(len == 0 || (at - dst->addr >= off && at - dst->addr - off < len),
 				"the byte read lies in the flushed range, when it is not empty");
 		__CPROVER_assert(wr->wr.rdma.rkey == dst->rkey, "the read has the rkey");
-		__CPROVER_assert(stub_rec.send_sge.addr == (uint64_t)(uintptr_t)flush_byte,
-				"the byte is read into the connection's own byte");
+		__CPROVER_assert(stub_rec.send_sge.addr == (uint64_t)(uintptr_t)flush_byte &&
+				flush_mr->addr == flush_byte && flush_mr->length >= 1 &&
+				stub_rec.send_sge.lkey == flush_mr->lkey,
+				"the byte is read into the connection's own registered byte");
 	}
 
+	if (ret == RPMA_E_INVAL && flags != 0 && allowed)
+		WITNESS("an allowed flush is refused");
 	if (flags != 0 && allowed && sum_within(off, len, dst->size))
 		__CPROVER_assert(posted, "an allowed flush inside the region is posted");
 	return 0;

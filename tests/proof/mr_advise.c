@@ -36,6 +36,7 @@ main(void)
 	__CPROVER_assert(stub_rec.advise_calls <= 1, "one advice at most");
 	__CPROVER_assert(advised || ret == RPMA_E_INVAL, "a range not advised is RPMA_E_INVAL");
 	if (advised) {
+		WITNESS("a range is advised");
 		__CPROVER_assert(mr != NULL && sum_within(off, len, mr->size),
 				"advised only inside the region");
 		__CPROVER_assert(stub_rec.advise_num_sge == 1 && len <= UINT32_MAX &&

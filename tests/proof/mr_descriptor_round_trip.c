@@ -38,6 +38,7 @@ main(void)
 	__CPROVER_assert(ret == 0 || ret == RPMA_E_NOMEM,
 			"the peer accepts every descriptor of a registered region");
 	if (ret == 0) {
+		WITNESS("a descriptor is read back");
 		__CPROVER_assert(rpma_mr_get_ptr(local, &ptr) == 0 &&
 				rpma_mr_get_size(local, &size) == 0, "the local region is known");
 		__CPROVER_assert(remote->addr == (uint64_t)(uintptr_t)ptr &&

@@ -72,6 +72,7 @@ main(void)
 		return 0;
 	}
 
+	WITNESS("a descriptor is accepted");
 	__CPROVER_assert(mr->addr == addr && mr->size == size && mr->rkey == rkey &&
 			mr->usage == usage, "the region holds exactly the encoded fields");
 	__CPROVER_assert((mr->flush_types & ~3u) == 0 &&

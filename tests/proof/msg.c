@@ -80,6 +80,11 @@ main(void)
 	if (posted && needs_flags)
 		__CPROVER_assert(flags != 0, "no send without completion flags");
 	if (posted && mr) {
+		WITNESS("a message with a region is posted");
+		if (which == 3)
+			WITNESS("a receive is posted to a shared RQ");
+		if (which > 3)
+			WITNESS("a receive is posted to a request");
 		__CPROVER_assert(num_sge == 1, "a message with a region has one scatter entry");
 		__CPROVER_assert(sum_within(off, len, mr->size), "posted only inside the region");
 		__CPROVER_assert(len <= UINT32_MAX && sge->length == len,
@@ -89,6 +94,8 @@ main(void)
 				"the scatter address is the region's address plus the offset");
 		__CPROVER_assert(sge->lkey == mr->lkey, "the scatter entry has the region's lkey");
 	}
+	if (ret == RPMA_E_INVAL && mr && (flags != 0 || !needs_flags))
+		WITNESS("a message with a region is refused");
 	if (posted && mr == NULL)
 		__CPROVER_assert(off == 0 && len == 0 && num_sge == 0,
 				"a message without a region is empty and has no scatter entry");

@@ -37,6 +37,7 @@ round_trip(const struct rpma_peer_cfg *cfg, bool declared)
 	int ret = rpma_peer_cfg_from_descriptor(desc, size, &back);
 	__CPROVER_assert(ret == 0 || ret == RPMA_E_NOMEM, "a written descriptor is read back");
 	if (ret == 0) {
+		WITNESS("a written descriptor is read back");
 		__CPROVER_assert(rpma_peer_cfg_get_direct_write_to_pmem(back, &got) == 0 &&
 				got == declared, "the descriptor gives back the same declaration");
 		__CPROVER_assert(rpma_peer_cfg_delete(&back) == 0, "the copy is deleted");
@@ -68,6 +69,7 @@ main(void)
 	if (ret != 0) {
 		__CPROVER_assert(cfg == untouched, "a failure leaves the output untouched");
 	} else {
+		WITNESS("a peer's descriptor is accepted");
 		__CPROVER_assert(rpma_peer_cfg_get_direct_write_to_pmem(cfg, &declared) == 0 &&
 				declared == (desc[0] != 0),
 				"direct write to PMem is declared exactly when the first byte "

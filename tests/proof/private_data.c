@@ -40,6 +40,7 @@ main(void)
 				"a failed allocation is RPMA_E_NOMEM, the output untouched");
 	} else {
 		size_t i = nondet_size();
+		WITNESS("private data is copied");
 		__CPROVER_assert(pdata.len == len, "the stored length is the reported one");
 		__CPROVER_assert(pdata.ptr != buf && __CPROVER_OBJECT_SIZE(pdata.ptr) == len &&
 				__CPROVER_POINTER_OFFSET(pdata.ptr) == 0,

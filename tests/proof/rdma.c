@@ -72,6 +72,7 @@ main(void)
 	}
 
 	if (posted && local && remote) {
+		WITNESS("a request between two regions is posted");
 		__CPROVER_assert(wr->num_sge == 1 && wr->sg_list != NULL,
 				"a data request has one scatter entry");
 		__CPROVER_assert(sum_within(local_offset, len, local->size),
@@ -91,7 +92,10 @@ main(void)
 		__CPROVER_assert(wr->wr.rdma.rkey == remote->rkey,
 				"the request has the remote key");
 	}
+	if (ret == RPMA_E_INVAL && local && remote && flags != 0)
+		WITNESS("a request between two regions is refused");
 	if (posted && (local == NULL || remote == NULL)) {
+		WITNESS("an empty request is posted");
 		__CPROVER_assert(local == NULL && remote == NULL,
 				"no request with one region only");
 		__CPROVER_assert(local_offset == 0 && remote_offset == 0 && len == 0,

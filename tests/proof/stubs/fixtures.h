@@ -23,6 +23,13 @@ struct rpma_mr_local *fixture_local(struct rpma_peer *peer);
 /* imported from any descriptor (one whose range wraps is refused: proven apart) */
 struct rpma_mr_remote *fixture_remote(void);
 
+/*
+ * An assertion that fails exactly when some execution reaches it:
+ * run-proof requires every witness to fail, which shows that the
+ * harness's assumptions leave inputs to prove things about.
+ */
+#define WITNESS(what) __CPROVER_assert(0, "witness: " what)
+
 /* a + b <= limit, computed without wrap-around (a 65-bit sum) */
 bool sum_within(uint64_t a, uint64_t b, uint64_t limit);
 

@@ -60,6 +60,9 @@ void stub_record_clear(void);
 /* the provider reads len bytes at ptr (a pointer check fails for any it cannot) */
 void stub_read(const void *ptr, size_t len);
 
+/* the last registration ibv_reg_mr() made */
+extern struct ibv_mr *stub_last_mr;
+
 /* the last mapping mmap() made */
 extern void *stub_mapped;
 

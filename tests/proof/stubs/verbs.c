@@ -16,6 +16,7 @@
 #include "stubs.h"
 
 struct stub_record stub_rec;
+struct ibv_mr *stub_last_mr;
 
 static struct verbs_context vctx;
 static struct ibv_device device;
@@ -176,6 +177,7 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length)
 	mr->length = length;
 	mr->lkey = nondet_u32();
 	mr->rkey = nondet_u32();
+	stub_last_mr = mr;
 	return mr;
 }
 
