@@ -5,12 +5,15 @@
  * region.
  *
  * Proven for every local region rpma_mr_reg() accepts (any size the
- * allocator can give, any usage, any keys the provider assigns):
+ * allocator can give, any usage, any keys the provider assigns, the rights
+ * of a native FLUSH granted or refused):
  * - rpma_mr_get_descriptor() writes nothing outside a buffer of the
  *   rpma_mr_get_descriptor_size() bytes;
  * - rpma_mr_remote_from_descriptor() accepts it (unless the allocation
  *   fails) and the remote region has the local region's address, size,
- *   rkey and usage;
+ *   rkey and usage, the usage with RPMA_MR_USAGE_READ_SRC added exactly
+ *   where a flush usage lacks the rights of a native FLUSH (a device
+ *   without FLUSH, or rights refused: the peer then flushes by a read);
  * - no undefined behaviour and, once all is deleted, no leak.
  */
 
@@ -23,6 +26,12 @@ main(void)
 {
 	struct rpma_peer *peer = fixture_peer();
 	struct rpma_mr_local *local = fixture_local(peer);
+	int granted = stub_last_access;
+	bool lacking = ((local->usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY) &&
+			!(granted & IBV_ACCESS_FLUSH_GLOBAL)) ||
+		((local->usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) &&
+			!(granted & IBV_ACCESS_FLUSH_PERSISTENT));
+	int shown = lacking ? local->usage | RPMA_MR_USAGE_READ_SRC : local->usage;
 	struct rpma_mr_remote *remote = NULL;
 	size_t desc_size = 0;
 	void *ptr = NULL;
@@ -42,9 +51,12 @@ main(void)
 		__CPROVER_assert(rpma_mr_get_ptr(local, &ptr) == 0 &&
 				rpma_mr_get_size(local, &size) == 0, "the local region is known");
 		__CPROVER_assert(remote->addr == (uint64_t)(uintptr_t)ptr &&
-				remote->size == size && remote->rkey == local->ibv_mr->rkey &&
-				remote->usage == local->usage,
-				"the remote region is the local one: address, size, rkey, usage");
+				remote->size == size && remote->rkey == local->ibv_mr->rkey,
+				"the remote region is the local one: address, size, rkey");
+		__CPROVER_assert(remote->usage == shown, "the remote region has the usage "
+				"granted: READ_SRC added where native FLUSH rights lack");
+		if (lacking && !(local->usage & RPMA_MR_USAGE_READ_SRC))
+			WITNESS("a region without native FLUSH rights shows READ_SRC");
 		__CPROVER_assert(rpma_mr_remote_delete(&remote) == 0,
 				"the remote region is deleted");
 	}

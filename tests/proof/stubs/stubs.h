@@ -60,8 +60,9 @@ void stub_record_clear(void);
 /* the provider reads len bytes at ptr (a pointer check fails for any it cannot) */
 void stub_read(const void *ptr, size_t len);
 
-/* the last registration ibv_reg_mr() made */
+/* the last registration ibv_reg_mr() made, and the access it granted */
 extern struct ibv_mr *stub_last_mr;
+extern int stub_last_access;
 
 /* the last mapping mmap() made */
 extern void *stub_mapped;

@@ -5,8 +5,10 @@
  * context's ops and the extended QP's function pointers, so the stub
  * device carries the functions below there. Every object is allocated and
  * freed as the real one would be, so that a harness checking for leaks sees
- * the library release what it acquired. Setting things up always succeeds;
- * posting may fail, as it may on a real device.
+ * the library release what it acquired. Setting things up succeeds, but
+ * that a registration may be refused the rights of a native FLUSH (as rxe
+ * refuses them on DRAM, and a kernel without FLUSH); posting may fail, as
+ * it may on a real device.
  */
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 
 struct stub_record stub_rec;
 struct ibv_mr *stub_last_mr;
+int stub_last_access;
 
 static struct verbs_context vctx;
 static struct ibv_device device;
@@ -167,8 +170,13 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 }
 
 static struct ibv_mr *
-reg_mr(struct ibv_pd *pd, void *addr, size_t length)
+reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
+	if ((access & (IBV_ACCESS_FLUSH_GLOBAL | IBV_ACCESS_FLUSH_PERSISTENT)) && nondet_bool()) {
+		errno = nondet_bool() ? EINVAL : EOPNOTSUPP;
+		return NULL;
+	}
+
 	struct ibv_mr *mr = malloc(sizeof(*mr));
 	__CPROVER_assume(mr != NULL);
 	mr->context = pd->context;
@@ -178,6 +186,7 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length)
 	mr->lkey = nondet_u32();
 	mr->rkey = nondet_u32();
 	stub_last_mr = mr;
+	stub_last_access = access;
 	return mr;
 }
 
@@ -185,8 +194,7 @@ reg_mr(struct ibv_pd *pd, void *addr, size_t length)
 struct ibv_mr *
 (ibv_reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	(void) access;
-	return reg_mr(pd, addr, length);
+	return reg_mr(pd, addr, length, access);
 }
 
 struct ibv_mr *
@@ -194,8 +202,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 		unsigned int access)
 {
 	(void) iova;
-	(void) access;
-	return reg_mr(pd, addr, length);
+	return reg_mr(pd, addr, length, (int)access);
 }
 
 int
