@@ -2,7 +2,6 @@
 /* fixtures.c -- the objects the harnesses start from (fixtures.h) */
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "fixtures.h"
 
