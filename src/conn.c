@@ -10,7 +10,6 @@
 #include "fault.h"
 #include "conn.h"
 #include "cq.h"
-#include "flush.h"
 #include "log.h"
 #include "peer.h"
 #include "peer_cfg.h"
@@ -23,10 +22,9 @@ struct rpma_conn {
 	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
 	struct ibv_qp_ex *flush_qpx;	/* native FLUSH, or NULL */
 	unsigned flush_place;		/* PEER_FLUSH_* posted natively, 0 without flush_qpx */
-	const struct rpma_mr_local *flush_dst;	/* what a read-after-write flush reads into */
+	const struct rpma_mr_local *flush_dst;	/* the peer's, for a read-after-write flush */
 	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
-	struct rpma_flush *flush;	/* owns flush_dst */
 	struct conn_parts parts;
 };
 
@@ -37,14 +35,13 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = flush_new(parts->peer, &conn->flush);
+	int ret = peer_flush_dst_get(parts->peer, &conn->flush_dst);
 	if (ret) {
 		free(conn);
 		return ret;
 	}
 
 	conn->qp = parts->id->qp;
-	conn->flush_dst = flush_dst(conn->flush);
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
@@ -93,9 +90,11 @@ rpma_conn_delete(struct rpma_conn **conn_ptr)
 		return 0;
 
 	struct conn_parts *parts = &conn->parts;
-	int ret = flush_delete(&conn->flush);
+	int ret = 0;
 	if (conn_parts_release_queues(parts))
 		ret = RPMA_E_PROVIDER;
+	/* after the QP: no flush reads into the byte any more */
+	peer_flush_dst_put(parts->peer);
 	if (rdma_destroy_id(parts->id)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_destroy_id()");
 		ret = RPMA_E_PROVIDER;

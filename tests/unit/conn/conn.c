@@ -84,7 +84,8 @@ test_conn_delete__success(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
 	assert_int_equal(rpma_conn_delete(&f.conn), 0);
 	assert_null(f.conn);
-	assert_int_equal(CALLS(ibv_dereg_mr), 1);	/* the flush's buffer */
+	/* the flush's byte is the peer's: it stays for the next connection */
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
 	assert_int_equal(CALLS(rdma_destroy_qp), 1);
 	assert_int_equal(CALLS(ibv_destroy_cq), 1);
 	assert_int_equal(CALLS(ibv_destroy_comp_channel), 1);
@@ -94,6 +95,28 @@ test_conn_delete__success(void **state)
 	assert_true(ORDER(ibv_destroy_cq) < ORDER(rdma_destroy_id));
 	assert_true(ORDER(rdma_destroy_id) < ORDER(rdma_destroy_event_channel));
 	fx_down(&f);
+}
+
+/* connections of one peer share the flush's byte: one registration, one mapping */
+static void
+test_conn_new__flush_byte_shared(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+
+	mock_calls_reset();
+	struct rpma_conn *a = fx_conn(peer, NULL);
+	struct rpma_conn *b = fx_conn(peer, NULL);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(mock_rec.reg_length, 1);
+	assert_int_equal(rpma_conn_delete(&a), 0);
+	assert_int_equal(rpma_conn_delete(&b), 0);
+	struct rpma_conn *c = fx_conn(peer, NULL);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(rpma_conn_delete(&c), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 1);
 }
 
 static void
@@ -1172,6 +1195,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(test_conn_delete__invalid),
 		TEST(test_conn_delete__success),
+		TEST(test_conn_new__flush_byte_shared),
 		TEST(test_conn_delete__destroy_id_fails),
 		TEST(test_conn_delete__destroy_cq_fails),
 		TEST(test_conn_getters__invalid),
