@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include <link.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,12 +29,17 @@
 /* an object: does it call what is counted, or define it */
 enum role { ROLE_NONE, ROLE_CALLER, ROLE_CALLEE };
 
+/* the lines, written at the exit: a write at each mark would be a system call of the phase */
+#define LINES_MAX (1 << 20)
+
 static struct {
 	const char *name[MAX_NAMES];
 	unsigned long count[MAX_NAMES];
 	int n;
 	char phase[64];		/* "PHASE MODE", empty outside a phase */
 	FILE *out;
+	char lines[LINES_MAX];
+	size_t used;
 } st;
 
 static enum role
@@ -58,6 +64,11 @@ unsigned int
 la_version(unsigned int version)
 {
 	(void) version;
+	/* opened before the program runs, written at its exit: in no phase */
+	const char *path = getenv("RPMA_BENCH_AUDIT_OUT");
+	st.out = path ? fopen(path, "a") : NULL;
+	if (st.out == NULL)
+		st.out = stderr;
 	return LAV_CURRENT;
 }
 
@@ -84,25 +95,40 @@ la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *de
 	return sym->st_value;
 }
 
+/* append to the lines (snprintf makes no system call) */
+__attribute__((format(printf, 1, 2))) static void
+add(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	int len = vsnprintf(st.lines + st.used, LINES_MAX - st.used, fmt, ap);
+	va_end(ap);
+	if (len > 0 && (size_t)len < LINES_MAX - st.used)
+		st.used += (size_t)len;
+}
+
 /* the phase that ends: one line with its counts */
 static void
-flush_phase(void)
+end_phase(void)
 {
 	if (st.phase[0] == '\0')
 		return;
-	if (st.out == NULL) {
-		const char *path = getenv("RPMA_BENCH_AUDIT_OUT");
-		st.out = path ? fopen(path, "a") : stderr;
-		if (st.out == NULL)
-			st.out = stderr;
-	}
-	fprintf(st.out, "%d %s", (int)getpid(), st.phase);
+	add("%d %s", (int)getpid(), st.phase);
 	for (int i = 0; i < st.n; i++)
 		if (st.count[i])
-			fprintf(st.out, " %s=%lu", st.name[i], st.count[i]);
-	fprintf(st.out, "\n");
-	fflush(st.out);
+			add(" %s=%lu", st.name[i], st.count[i]);
+	add("\n");
 	memset(st.count, 0, sizeof(st.count));
+}
+
+__attribute__((destructor)) static void
+write_lines(void)
+{
+	if (st.out == NULL)
+		return;
+	fwrite(st.lines, 1, st.used, st.out);
+	fflush(st.out);
 }
 
 static void
@@ -115,7 +141,7 @@ mark(const char *buf, size_t len)
 		return;
 	memcpy(text, buf + plen, len - plen);
 	text[len - plen] = '\0';
-	flush_phase();
+	end_phase();
 	if (text[0] == '-' && text[1] == ' ')
 		st.phase[0] = '\0';
 	else
