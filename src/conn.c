@@ -48,15 +48,21 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 
 	conn->qp = parts->id->qp;
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+	/* one extended QP for both native operations, asked for once */
+	struct ibv_qp_ex *qpx = NULL;
+	if (peer_native_atomic_write(parts->peer) || peer_native_flush(parts->peer))
+		qpx = ibv_qp_to_qp_ex(conn->qp);
+#endif
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
-		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
+		conn->qpx = qpx;
 #endif
 #ifdef HAVE_IBV_FLUSH
 	/* decided once here: a flush then ANDs this with a byte of its region (mr.c) */
 	if (peer_native_flush(parts->peer)) {
-		conn->flush_qpx = ibv_qp_to_qp_ex(conn->qp);
-		conn->flush_place = conn->flush_qpx ? peer_native_flush(parts->peer) : 0;
+		conn->flush_qpx = qpx;
+		conn->flush_place = qpx ? peer_native_flush(parts->peer) : 0;
 	}
 #endif
 	conn->parts = *parts;

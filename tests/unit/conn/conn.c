@@ -1118,6 +1118,25 @@ test_flush__device_global_only(void **state)
 	fx_down(&f);
 }
 
+/* native ATOMIC WRITE and FLUSH share one extended QP, asked for once */
+static void
+test_conn_new__one_qp_ex(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(DEVICE_CAP_ATOMIC_WRITE | DEVICE_CAP_FLUSH);
+	struct rpma_peer *peer = fx_peer();
+
+	mock_calls_reset();
+	struct rpma_conn *conn = fx_conn(peer, NULL);
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+	assert_int_equal(CALLS(ibv_qp_to_qp_ex), 1);
+#else
+	assert_int_equal(CALLS(ibv_qp_to_qp_ex), 0);
+#endif
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 /* without the extended QP, every flush is a read */
 static void
 test_flush__no_qp_ex(void **state)
@@ -1250,6 +1269,7 @@ main(void)
 		TEST(test_conn_delete__invalid),
 		TEST(test_conn_delete__success),
 		TEST(test_conn_new__flush_byte_shared),
+		TEST(test_conn_new__one_qp_ex),
 		TEST(test_conn_delete__destroy_id_fails),
 		TEST(test_conn_delete__destroy_cq_fails),
 		TEST(test_conn_getters__invalid),
