@@ -5,10 +5,13 @@
  * is the buffer the harness gives, of exactly the length the event reports,
  * so that a read past it is a failed pointer check; the private data handed
  * to rdma_connect() or rdma_accept() is read whole, as rdma_cm copies it.
+ * A resolution (address, route) always succeeds: its event comes next, as
+ * on an id with an event channel, before the one the harness gives.
  */
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +24,10 @@ static struct {
 } next_event;
 
 static struct sockaddr_in src_addr, dst_addr;
+
+/* the event of a resolution started and not yet taken */
+static bool resolving;
+static enum rdma_cm_event_type resolved;
 
 void
 stub_cm_event_next(enum rdma_cm_event_type type, const void *pdata, uint8_t len)
@@ -110,6 +117,8 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *
 	(void) src;
 	(void) dst;
 	(void) timeout_ms;
+	resolving = true;
+	resolved = RDMA_CM_EVENT_ADDR_RESOLVED;
 	return 0;
 }
 
@@ -118,6 +127,8 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	(void) id;
 	(void) timeout_ms;
+	resolving = true;
+	resolved = RDMA_CM_EVENT_ROUTE_RESOLVED;
 	return 0;
 }
 
@@ -127,9 +138,14 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 	(void) channel;
 	struct rdma_cm_event *ev = calloc(1, sizeof(*ev));
 	__CPROVER_assume(ev != NULL);
-	ev->event = next_event.type;
-	ev->param.conn.private_data = next_event.pdata;
-	ev->param.conn.private_data_len = next_event.len;
+	if (resolving) {
+		ev->event = resolved;
+		resolving = false;
+	} else {
+		ev->event = next_event.type;
+		ev->param.conn.private_data = next_event.pdata;
+		ev->param.conn.private_data_len = next_event.len;
+	}
 	*event = ev;
 	return 0;
 }
