@@ -14,8 +14,8 @@
  *   IBV_FLUSH_GLOBAL or IBV_FLUSH_PERSISTENT and IBV_FLUSH_RANGE;
  * - a read-after-write reaches ibv_post_send() only for such a range, and
  *   reads one byte that lies in the region (in the range, or its last
- *   byte before the end of an empty one) into the connection's own
- *   registered byte;
+ *   byte before the end of an empty one) into the byte the peer
+ *   registered for its connections' flushes;
  * - a persistent flush is posted only where the region's usage and the
  *   peer's declaration allow it, a visibility flush only where the region
  *   allows it, any other type never (the type never indexes out of bounds);
@@ -41,7 +41,7 @@ main(void)
 	__CPROVER_assume(rpma_peer_cfg_new(&pcfg) == 0);
 	__CPROVER_assume(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, direct_write) == 0);
 	__CPROVER_assume(rpma_conn_apply_remote_peer_cfg(conn, pcfg) == 0);
-	/* what the connection made last: its flush byte, mapped and registered */
+	/* what the first connection made last: the peer's flush byte, mapped and registered */
 	const uint8_t *flush_byte = stub_mapped;
 	const struct ibv_mr *flush_mr = stub_last_mr;
 
@@ -99,7 +99,7 @@ main(void)
 		__CPROVER_assert(stub_rec.send_sge.addr == (uint64_t)(uintptr_t)flush_byte &&
 				flush_mr->addr == flush_byte && flush_mr->length >= 1 &&
 				stub_rec.send_sge.lkey == flush_mr->lkey,
-				"the byte is read into the connection's own registered byte");
+				"the byte is read into the peer's registered byte");
 	}
 
 	if (ret == RPMA_E_INVAL && flags != 0 && allowed)
