@@ -323,8 +323,9 @@ client(bool atomic)
 		if (atomic) {
 			ibv_wr_atomic_write(qpx, info.rkey, info.addr + OFFSET, s.buf);
 		} else {
-			ibv_wr_set_inline_data(qpx, s.buf, sizeof(value));
+			/* the work request first, then its data */
 			ibv_wr_rdma_write(qpx, info.rkey, info.addr + OFFSET);
+			ibv_wr_set_inline_data(qpx, s.buf, sizeof(value));
 		}
 		if (ibv_wr_complete(qpx))
 			die("posting operation %ld", i);
