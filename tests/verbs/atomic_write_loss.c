@@ -127,7 +127,7 @@ create_queues(struct side *s)
 		.send_cq = s->cq,
 		.recv_cq = s->cq,
 		.cap = {.max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 1,
-			.max_recv_sge = 1, .max_inline_data = 8},
+			.max_recv_sge = 1},
 		.qp_type = IBV_QPT_RC,
 		.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
 		.pd = s->pd,
@@ -325,7 +325,7 @@ client(bool atomic)
 		} else {
 			/* the work request first, then its data */
 			ibv_wr_rdma_write(qpx, info.rkey, info.addr + OFFSET);
-			ibv_wr_set_inline_data(qpx, s.buf, sizeof(value));
+			ibv_wr_set_sge(qpx, s.mr->lkey, (uint64_t)(uintptr_t)s.buf, sizeof(value));
 		}
 		if (ibv_wr_complete(qpx))
 			die("posting operation %ld", i);
