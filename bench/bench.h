@@ -186,6 +186,7 @@ struct client_opts {
 	uint32_t rate_conns;	/* connections a set-up rate run opens */
 	uint32_t conns[16];	/* connection counts of the aggregate bandwidth */
 	int nconns;
+	uint32_t conn_calls;	/* connections whose set-up and teardown are marked */
 };
 
 int client_run(const struct client_opts *o);
@@ -193,6 +194,20 @@ int client_run(const struct client_opts *o);
 /* client --scale, on the client's opened modes (client_run calls it) */
 int scale_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
 		void *ctx[MODE_COUNT], const char ports[MODE_COUNT][16]);
+
+/* client --conn-calls: connections opened and closed one by one, each marked */
+int conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
+		void *ctx[MODE_COUNT], const char ports[MODE_COUNT][16]);
+
+/*
+ * Phase marks for the tools that count what a connection costs (strace,
+ * the audit module bench/audit.c): "rpma-bench-count PHASE" written to fd
+ * -1, a system call that fails at once and that both of them see. Off
+ * unless count_marks_on() was called; "-" ends a phase.
+ */
+#define COUNT_MARK_PREFIX "rpma-bench-count "
+void count_marks_on(void);
+void count_mark(const char *phase, enum mode mode);
 
 /* seconds on the monotonic clock */
 double now_s(void);

@@ -559,6 +559,10 @@ client_run(const struct client_opts *o)
 		if (o->modes[m] && cl.x[m]->client_open(o->addr, &cl.mem, &cl.ctx[m]))
 			goto out_close;
 	}
+	if (o->conn_calls) {
+		ret = conn_calls_run(o, cl.x, cl.ctx, (const char (*)[16])cl.ports);
+		goto out_close;
+	}
 	if (o->scale) {
 		ret = scale_run(o, cl.x, cl.ctx, (const char (*)[16])cl.ports);
 		goto out_close;

@@ -21,6 +21,7 @@ usage(FILE *f)
 {
 	fprintf(f,
 "Usage: rpma-bench server [--addr IP] [--port P] [--pmem PATH] [--max-size SIZE] [--once]\n"
+"                         [--marks]\n"
 "       rpma-bench client [--addr IP] [--port P] [OPTIONS]\n"
 "\n"
 "Compares librpma (\"lib\") with the same operations posted with raw verbs\n"
@@ -60,6 +61,14 @@ usage(FILE *f)
 "  --rate-conns N    connections of a set-up rate run (default 32, max %d)\n"
 "  --conns LIST      connection counts of the bandwidth runs (default\n"
 "                    1,2,4,8,16,32,64)\n"
+"  --conn-calls N    instead of the workloads: open one connection and close\n"
+"                    it, then open N one after the other and close them, in\n"
+"                    each mode, marking each set-up and teardown for the\n"
+"                    tools that count its calls (utils/bench --conn-calls)\n"
+"\n"
+"Server option --marks: mark each accept and each close of a held\n"
+"connection the same way. A mark is write(-1, \"" COUNT_MARK_PREFIX "PHASE MODE\"),\n"
+"which fails with EBADF; PHASE \"-\" ends a phase.\n"
 "\n"
 "Prints per workload and size: latency (min, p50, p99, p99.9, max in us),\n"
 "bandwidth (MiB/s, op/s), client CPU time per operation, and\n"
@@ -175,7 +184,8 @@ parse_number(const char *s, double min, double max, double *out)
 
 enum { OPT_WORKLOADS = 256, OPT_SIZES, OPT_DEPTH, OPT_ITERS, OPT_WARMUP, OPT_DURATION,
 	OPT_REPS, OPT_MODES, OPT_LAT_ONLY, OPT_BW_ONLY, OPT_CSV, OPT_CALLS, OPT_PMEM,
-	OPT_MAX_SIZE, OPT_ONCE, OPT_SCALE, OPT_RATE_CONNS, OPT_CONNS };
+	OPT_MAX_SIZE, OPT_ONCE, OPT_SCALE, OPT_RATE_CONNS, OPT_CONNS, OPT_CONN_CALLS,
+	OPT_MARKS };
 
 static const struct option long_opts[] = {
 	{"addr", required_argument, NULL, 'a'},
@@ -199,6 +209,8 @@ static const struct option long_opts[] = {
 	{"scale", no_argument, NULL, OPT_SCALE},
 	{"rate-conns", required_argument, NULL, OPT_RATE_CONNS},
 	{"conns", required_argument, NULL, OPT_CONNS},
+	{"conn-calls", required_argument, NULL, OPT_CONN_CALLS},
+	{"marks", no_argument, NULL, OPT_MARKS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -229,6 +241,12 @@ parse_opt(int c, struct client_opts *o, struct server_opts *s)
 	case OPT_MAX_SIZE: return parse_size(optarg, &s->max_size);
 	case OPT_SCALE: o->scale = true; return 0;
 	case OPT_CONNS: return parse_conns(optarg, o);
+	case OPT_MARKS: count_marks_on(); return 0;
+	case OPT_CONN_CALLS:
+		if (parse_number(optarg, 1, MAX_CONNS, &v))
+			return -1;
+		o->conn_calls = (uint32_t)v;
+		return 0;
 	case OPT_RATE_CONNS:
 		if (parse_number(optarg, 1, MAX_CONNS, &v))
 			return -1;

@@ -179,6 +179,53 @@ report(struct scale *s, const char *what, uint32_t conns, size_t size, const cha
 	fflush(stdout);
 }
 
+/*
+ * What one connection costs, counted by the tools that read the marks: in
+ * each mode one connection opened and closed first (what happens once per
+ * process is not a connection's), then n opened one after the other, each
+ * set-up marked, and closed, each teardown marked.
+ */
+int
+conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
+		void *ctx[MODE_COUNT], const char ports[MODE_COUNT][16])
+{
+	struct scale s = {.o = o, .x = x, .ctx = ctx, .ports = ports};
+	uint32_t n = o->conn_calls;
+	struct hello hello = {
+		.magic = HELLO_MAGIC, .workload = WL_WRITE, .depth = 1,
+		.msg_size = sizeof(struct persist_req), .flags = HELLO_HOLD,
+	};
+
+	count_marks_on();
+	for (int m = 0; m < MODE_COUNT; m++) {
+		if (!o->modes[m])
+			continue;
+		if (open_all(&s, (enum mode)m, 1, 1) || close_all(&s, (enum mode)m, 1))
+			return -1;
+		for (uint32_t i = 0; i < n; i++) {
+			count_mark("setup", (enum mode)m);
+			int ret = x[m]->connect(ctx[m], o->addr, ports[m], &hello, &s.conn[i]);
+			count_mark("-", (enum mode)m);
+			if (ret) {
+				BENCH_LOG("%s: connection %u failed\n", mode_name((enum mode)m), i + 1);
+				(void) close_all(&s, (enum mode)m, i);
+				return -1;
+			}
+		}
+		int ret = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			count_mark("teardown", (enum mode)m);
+			if (x[m]->disconnect(&s.conn[i]))
+				ret = -1;
+			count_mark("-", (enum mode)m);
+		}
+		if (ret)
+			return -1;
+		printf("conn-calls %s %u connections marked\n", mode_name((enum mode)m), n);
+	}
+	return 0;
+}
+
 int
 scale_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
 		void *ctx[MODE_COUNT], const char ports[MODE_COUNT][16])

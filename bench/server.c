@@ -156,8 +156,12 @@ static int nheld;
 static void
 release_held(int i)
 {
+	enum mode m = held[i].x == &xport_lib ? MODE_LIB : MODE_RAW;
+
+	count_mark("close", m);
 	if (held[i].x->wait_closed(held[i].conn) || held[i].x->disconnect(&held[i].conn))
 		BENCH_LOG("%s: a held connection ended with an error\n", held[i].x->name);
+	count_mark("-", m);
 	held[i] = held[--nheld];
 }
 
@@ -166,8 +170,12 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 {
 	struct xconn *conn;
 	struct hello hello;
+	enum mode m = x == &xport_lib ? MODE_LIB : MODE_RAW;
 
-	if (x->accept(ctx, &conn, &hello))
+	count_mark("accept", m);
+	int ret = x->accept(ctx, &conn, &hello);
+	count_mark("-", m);
+	if (ret)
 		return 0;	/* a refused request does not stop the server */
 	if (hello.flags & HELLO_HOLD) {
 		/* one-sided: nothing to serve, keep it until the client closes it */
@@ -178,7 +186,7 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 		BENCH_LOG("more than %d connections held\n", MAX_HELD);
 		return x->disconnect(&conn) ? -1 : 0;
 	}
-	int ret = workload_messaging(hello.workload) ?
+	ret = workload_messaging(hello.workload) ?
 			serve_messages(x->ops, conn, mem, &hello) : spin_until_closed(x, conn);
 	if (ret == 0)
 		ret = x->wait_closed(conn);

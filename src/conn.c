@@ -11,7 +11,6 @@
 #include "cfg.h"
 #include "conn.h"
 #include "cq.h"
-#include "flush.h"
 #include "log.h"
 #include "peer.h"
 #include "peer_cfg.h"
@@ -24,10 +23,9 @@ struct rpma_conn {
 	struct ibv_qp_ex *qpx;		/* native ATOMIC WRITE, or NULL */
 	struct ibv_qp_ex *flush_qpx;	/* native FLUSH, or NULL */
 	unsigned flush_place;		/* PEER_FLUSH_* posted natively, 0 without flush_qpx */
-	const struct rpma_mr_local *flush_dst;	/* what a read-after-write flush reads into */
+	struct ibv_sge flush_sge;	/* a read-after-write flush's destination: the peer's byte */
 	unsigned flush_types;		/* 1 << RPMA_FLUSH_TYPE_* the peer allows */
 
-	struct rpma_flush *flush;	/* owns flush_dst */
 	int handshake;			/* enum conn_handshake, atomic */
 	struct conn_parts parts;
 };
@@ -58,25 +56,35 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = flush_new(parts->peer, &conn->flush);
+	const struct rpma_mr_local *flush_dst;
+	int ret = peer_flush_dst_get(parts->peer, &flush_dst);
 	if (ret) {
 		free(conn);
 		return ret;
 	}
+	/* built once: every read-after-write flush reads into the same byte */
+	conn->flush_sge.addr = (uint64_t)(uintptr_t)flush_dst->addr;
+	conn->flush_sge.length = 1;
+	conn->flush_sge.lkey = flush_dst->lkey;
 
 	conn->qp = parts->id->qp;
 	conn->handshake = parts->passive ? CONN_WAITING : CONN_UP;
-	conn->flush_dst = flush_dst(conn->flush);
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+	/* one extended QP for both native operations, asked for once */
+	struct ibv_qp_ex *qpx = NULL;
+	if (peer_native_atomic_write(parts->peer) || peer_native_flush(parts->peer))
+		qpx = ibv_qp_to_qp_ex(conn->qp);
+#endif
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	if (peer_native_atomic_write(parts->peer))
-		conn->qpx = ibv_qp_to_qp_ex(conn->qp);
+		conn->qpx = qpx;
 #endif
 #ifdef HAVE_IBV_FLUSH
 	/* decided once here: a flush then ANDs this with a byte of its region (mr.c) */
 	if (peer_native_flush(parts->peer)) {
-		conn->flush_qpx = ibv_qp_to_qp_ex(conn->qp);
-		conn->flush_place = conn->flush_qpx ? peer_native_flush(parts->peer) : 0;
+		conn->flush_qpx = qpx;
+		conn->flush_place = qpx ? peer_native_flush(parts->peer) : 0;
 	}
 #endif
 	conn->parts = *parts;
@@ -115,9 +123,11 @@ rpma_conn_delete(struct rpma_conn **conn_ptr)
 		return 0;
 
 	struct conn_parts *parts = &conn->parts;
-	int ret = flush_delete(&conn->flush);
+	int ret = 0;
 	if (conn_parts_release_queues(parts))
 		ret = RPMA_E_PROVIDER;
+	/* after the QP: no flush reads into the byte any more */
+	peer_flush_dst_put(parts->peer);
 	if (rdma_destroy_id(parts->id)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_destroy_id()");
 		ret = RPMA_E_PROVIDER;
@@ -374,15 +384,48 @@ rpma_conn_disconnect(struct rpma_conn *conn)
 
 /* operations: the connection's checks here, the regions' and the post in post.h */
 
-/* a read or write with no region on either side: valid when it moves nothing */
-static int
-rdma_empty(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const void *a, const void *b,
-		size_t a_off, size_t b_off, size_t len, int flags, uint32_t imm,
-		const void *op_context)
+/*
+ * A read or write the fast path leaves: a region missing (valid when it
+ * moves nothing) or an offset or the length of 4 GiB or more (every check
+ * made in full).
+ */
+__attribute__((noinline, cold)) static int
+rdma_rare(struct rpma_conn *conn, enum ibv_wr_opcode opcode,
+		const struct rpma_mr_local *local, size_t local_offset,
+		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
 {
-	if (a != NULL || b != NULL || (a_off | b_off | len) != 0)
+	if (local == NULL || remote == NULL) {
+		if (local != NULL || remote != NULL || (local_offset | remote_offset | len) != 0)
+			return RPMA_E_INVAL;
+		return post_empty(conn->qp, opcode, flags, imm, op_context);
+	}
+	return post_rdma(conn->qp, opcode, local, local_offset, remote, remote_offset, len,
+			flags, imm, op_context);
+}
+
+/*
+ * A read or write of local[local_offset, +len) with remote[remote_offset,
+ * +len): offsets and length below 4 GiB (nearly always) cannot wrap when
+ * added, so each range is one compare; the rest goes to rdma_rare().
+ */
+static inline int
+rdma_op(struct rpma_conn *conn, enum ibv_wr_opcode opcode,
+		const struct rpma_mr_local *local, size_t local_offset,
+		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0))
 		return RPMA_E_INVAL;
-	return post_empty(conn->qp, opcode, flags, imm, op_context);
+	if (unlikely(local == NULL || remote == NULL ||
+			((local_offset | remote_offset | len) >> 32) != 0))
+		return rdma_rare(conn, opcode, local, local_offset, remote, remote_offset, len,
+				flags, imm, op_context);
+	if (unlikely(local_offset + len > local->size || remote_offset + len > remote->size))
+		return RPMA_E_INVAL;
+
+	return post_rdma_valid(conn->qp, opcode, local, local_offset, remote, remote_offset, len,
+			flags, imm, op_context);
 }
 
 int
@@ -390,14 +433,8 @@ rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
 		const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0))
-		return RPMA_E_INVAL;
-	if (unlikely(dst == NULL || src == NULL))
-		return rdma_empty(conn, IBV_WR_RDMA_READ, dst, src, dst_offset, src_offset, len,
-				flags, 0, op_context);
-
-	return post_rdma(conn->qp, IBV_WR_RDMA_READ, dst, dst_offset, src, src_offset, len,
-			flags, 0, op_context);
+	return rdma_op(conn, IBV_WR_RDMA_READ, dst, dst_offset, src, src_offset, len, flags, 0,
+			op_context);
 }
 
 int
@@ -405,14 +442,8 @@ rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 		const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0))
-		return RPMA_E_INVAL;
-	if (unlikely(dst == NULL || src == NULL))
-		return rdma_empty(conn, IBV_WR_RDMA_WRITE, dst, src, dst_offset, src_offset, len,
-				flags, 0, op_context);
-
-	return post_rdma(conn->qp, IBV_WR_RDMA_WRITE, src, src_offset, dst, dst_offset, len,
-			flags, 0, op_context);
+	return rdma_op(conn, IBV_WR_RDMA_WRITE, src, src_offset, dst, dst_offset, len, flags, 0,
+			op_context);
 }
 
 int
@@ -420,14 +451,8 @@ rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t d
 		const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 		uint32_t imm, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0))
-		return RPMA_E_INVAL;
-	if (unlikely(dst == NULL || src == NULL))
-		return rdma_empty(conn, IBV_WR_RDMA_WRITE_WITH_IMM, dst, src, dst_offset,
-				src_offset, len, flags, htonl(imm), op_context);
-
-	return post_rdma(conn->qp, IBV_WR_RDMA_WRITE_WITH_IMM, src, src_offset, dst, dst_offset,
-			len, flags, htonl(imm), op_context);
+	return rdma_op(conn, IBV_WR_RDMA_WRITE_WITH_IMM, src, src_offset, dst, dst_offset, len,
+			flags, htonl(imm), op_context);
 }
 
 int
@@ -478,34 +503,48 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	if (place)
 		return post_flush(conn->flush_qpx, dst, dst_offset, len, place, flags, op_context);
 #endif
-	return post_read_within(conn->qp, conn->flush_dst, dst, dst_offset, len, flags,
+	return post_read_within(conn->qp, &conn->flush_sge, dst, dst_offset, len, flags,
 			op_context);
+}
+
+/* a send the fast path leaves: no region (valid when empty), or an offset or length of 4 GiB or more */
+__attribute__((noinline, cold)) static int
+send_rare(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (src == NULL)
+		return (offset | len) ? RPMA_E_INVAL :
+			post_empty(conn->qp, opcode, flags, imm, op_context);
+	return post_msg(conn->qp, opcode, src, offset, len, flags, imm, op_context);
+}
+
+/* a send of src[offset, +len), imm in network byte order */
+static inline int
+send_op(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(conn == NULL || flags == 0))
+		return RPMA_E_INVAL;
+	if (unlikely(src == NULL || ((offset | len) >> 32) != 0))
+		return send_rare(conn, opcode, src, offset, len, flags, imm, op_context);
+	if (unlikely(offset + len > src->size))
+		return RPMA_E_INVAL;
+
+	return post_msg_valid(conn->qp, opcode, src, offset, len, flags, imm, op_context);
 }
 
 int
 rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset, size_t len,
 		int flags, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0))
-		return RPMA_E_INVAL;
-	if (unlikely(src == NULL))
-		return (offset | len) ? RPMA_E_INVAL :
-			post_empty(conn->qp, IBV_WR_SEND, flags, 0, op_context);
-
-	return post_msg(conn->qp, IBV_WR_SEND, src, offset, len, flags, 0, op_context);
+	return send_op(conn, IBV_WR_SEND, src, offset, len, flags, 0, op_context);
 }
 
 int
 rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely(conn == NULL || flags == 0))
-		return RPMA_E_INVAL;
-	if (unlikely(src == NULL))
-		return (offset | len) ? RPMA_E_INVAL :
-			post_empty(conn->qp, IBV_WR_SEND_WITH_IMM, flags, htonl(imm), op_context);
-
-	return post_msg(conn->qp, IBV_WR_SEND_WITH_IMM, src, offset, len, flags, htonl(imm),
+	return send_op(conn, IBV_WR_SEND_WITH_IMM, src, offset, len, flags, htonl(imm),
 			op_context);
 }
 

@@ -69,9 +69,10 @@ err_release:
 	return ret;
 }
 
+/* evch: the id's own event channel (outgoing), NULL for an incoming request */
 static int
-req_alloc(struct rpma_peer *peer, struct rdma_cm_id *id, const struct rpma_conn_cfg *cfg,
-		struct rpma_conn_req **req_ptr)
+req_alloc(struct rpma_peer *peer, struct rdma_cm_id *id, struct rdma_event_channel *evch,
+		const struct rpma_conn_cfg *cfg, struct rpma_conn_req **req_ptr)
 {
 	struct rpma_conn_req *req = FI_PTR(calloc(1, sizeof(*req)), ENOMEM);
 	if (req == NULL)
@@ -79,6 +80,7 @@ req_alloc(struct rpma_peer *peer, struct rdma_cm_id *id, const struct rpma_conn_
 
 	req->parts.peer = peer;
 	req->parts.id = id;
+	req->parts.evch = evch;
 	int ret = req_create_queues(&req->parts, cfg ? cfg : conn_cfg_default());
 	if (ret) {
 		free(req);
@@ -87,6 +89,36 @@ req_alloc(struct rpma_peer *peer, struct rdma_cm_id *id, const struct rpma_conn_
 
 	*req_ptr = req;
 	return 0;
+}
+
+/*
+ * Wait on the id's own channel for the event that ends a resolution: what
+ * a synchronous id does inside librdmacm, without the channel it would
+ * make and drop (rdma_migrate_id()) on the way to the connection's own.
+ */
+static int
+id_resolved(struct rdma_cm_id *id, enum rdma_cm_event_type expected, const char *call)
+{
+	struct rdma_cm_event *event;
+
+	if (FI_NEG(rdma_get_cm_event(id->channel, &event), EIO)) {
+		RPMA_LOG_PROVIDER(errno, "rdma_get_cm_event()");
+		return RPMA_E_PROVIDER;
+	}
+	enum rdma_cm_event_type type = event->event;
+	int status = event->status;
+	if (rdma_ack_cm_event(event)) {
+		RPMA_LOG_PROVIDER(errno, "rdma_ack_cm_event()");
+		return RPMA_E_PROVIDER;
+	}
+	if (type == expected && status == 0)
+		return 0;
+
+	/* the errno a synchronous id gives: the event's status, negated by the kernel */
+	int err = status < 0 ? -status : status ? status : EIO;
+	RPMA_LOG_ERROR("%s failed: %s (%s)", call, strerror(err), rdma_event_str(type));
+	errno = err;
+	return RPMA_E_PROVIDER;
 }
 
 /* resolve the peer's address and a route to it, each within timeout_ms */
@@ -102,9 +134,16 @@ id_resolve(struct rdma_cm_id *id, const char *addr, const char *port, int timeou
 	if (FI_NEG(rdma_resolve_addr(id, rai->ai_src_addr, rai->ai_dst_addr, timeout_ms), ETIMEDOUT)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_resolve_addr()");
 		ret = RPMA_E_PROVIDER;
-	} else if (FI_NEG(rdma_resolve_route(id, timeout_ms), ETIMEDOUT)) {
-		RPMA_LOG_PROVIDER(errno, "rdma_resolve_route()");
-		ret = RPMA_E_PROVIDER;
+	} else {
+		ret = id_resolved(id, RDMA_CM_EVENT_ADDR_RESOLVED, "rdma_resolve_addr()");
+	}
+	if (ret == 0) {
+		if (FI_NEG(rdma_resolve_route(id, timeout_ms), ETIMEDOUT)) {
+			RPMA_LOG_PROVIDER(errno, "rdma_resolve_route()");
+			ret = RPMA_E_PROVIDER;
+		} else {
+			ret = id_resolved(id, RDMA_CM_EVENT_ROUTE_RESOLVED, "rdma_resolve_route()");
+		}
 	}
 
 	int err = errno;
@@ -117,6 +156,7 @@ int
 rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 		const struct rpma_conn_cfg *cfg, struct rpma_conn_req **req_ptr)
 {
+	struct rdma_event_channel *evch;
 	struct rdma_cm_id *id;
 
 	if (peer == NULL || addr == NULL || port == NULL || req_ptr == NULL)
@@ -124,18 +164,25 @@ rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 	if (cfg == NULL)
 		cfg = conn_cfg_default();
 
-	/* without an event channel the id resolves synchronously */
-	if (FI_NEG(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), ENOMEM)) {
+	/* the id is made on the connection's own event channel from the start */
+	evch = FI_PTR(rdma_create_event_channel(), ENOMEM);
+	if (evch == NULL) {
+		RPMA_LOG_PROVIDER(errno, "rdma_create_event_channel()");
+		return RPMA_E_PROVIDER;
+	}
+	if (FI_NEG(rdma_create_id(evch, &id, NULL, RDMA_PS_TCP), ENOMEM)) {
 		RPMA_LOG_PROVIDER(errno, "rdma_create_id()");
+		rdma_destroy_event_channel(evch);
 		return RPMA_E_PROVIDER;
 	}
 
 	int ret = id_resolve(id, addr, port, conn_cfg_timeout(cfg));
 	if (ret == 0)
-		ret = req_alloc(peer, id, cfg, req_ptr);
+		ret = req_alloc(peer, id, evch, cfg, req_ptr);
 	if (ret) {
 		int err = errno;
 		(void) rdma_destroy_id(id);
+		rdma_destroy_event_channel(evch);
 		errno = err;
 	}
 	return ret;
@@ -198,7 +245,7 @@ conn_req_from_cm_event(struct rpma_peer *peer, struct rdma_cm_event *event,
 {
 	struct rpma_conn_req *req;
 
-	int ret = req_alloc(peer, event->id, cfg, &req);
+	int ret = req_alloc(peer, event->id, NULL, cfg, &req);
 	if (ret) {
 		(void) event_reject(event);
 		return ret;
@@ -230,11 +277,18 @@ rpma_conn_req_delete(struct rpma_conn_req **req_ptr)
 	return req_destroy(req, req->event != NULL);
 }
 
-/* give the id an event channel of its own, so the connection's events have their fd */
+/*
+ * Give the id an event channel of its own, so the connection's events have
+ * their fd: an incoming request's id is on its endpoint's channel (an
+ * outgoing one was made on its own).
+ */
 static int
 req_own_event_channel(struct rpma_conn_req *req)
 {
 	struct conn_parts *parts = &req->parts;
+
+	if (parts->evch)
+		return 0;
 
 	/* rdma_migrate_id() waits until every event of the id is acknowledged */
 	if (req->event) {

@@ -154,11 +154,25 @@ rpma_cq_wait(struct rpma_cq *cq)
 	return cq_event_got(cq);
 }
 
-__attribute__((cold)) static int
+/* a failed poll: logged, and RPMA_E_PROVIDER */
+__attribute__((noinline, cold)) static int
 poll_failed(int ret)
 {
 	RPMA_LOG_ERROR("ibv_poll_cq() failed: %d", ret);
 	return RPMA_E_PROVIDER;
+}
+
+/* rpma_cq_get_wc() without a count to fill: one entry only */
+__attribute__((noinline, cold)) static int
+get_wc_uncounted(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	if (num_entries != 1)
+		return RPMA_E_INVAL;
+
+	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, 1, wc), EIO);
+	if (ret < 0)
+		return poll_failed(ret);
+	return ret ? 0 : RPMA_E_NO_COMPLETION;
 }
 
 int
@@ -166,14 +180,15 @@ rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_
 {
 	if (unlikely(cq == NULL || wc == NULL))
 		return RPMA_E_INVAL;
-	if (unlikely(num_entries != 1) && (num_entries < 1 || num_entries_got == NULL))
+	if (unlikely(num_entries_got == NULL))
+		return get_wc_uncounted(cq, num_entries, wc);
+	if (unlikely(num_entries < 1))
 		return RPMA_E_INVAL;
 
 	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, num_entries, wc), EIO);
 	if (unlikely(ret < 0))
 		return poll_failed(ret);
 	/* 0 too: a caller reading the count after NO_COMPLETION reads no garbage */
-	if (num_entries_got)
-		*num_entries_got = ret;
-	return likely(ret > 0) ? 0 : RPMA_E_NO_COMPLETION;
+	*num_entries_got = ret;
+	return ret ? 0 : RPMA_E_NO_COMPLETION;
 }

@@ -6,9 +6,11 @@
  * posted before it has been placed in the responder's memory, so its
  * completion proves the writes are visible there; where the peer declared
  * direct write to PMem they are then persistent too. One byte of the
- * flushed range is read (post_read_within() of post.h) into a byte the
- * connection owns. Where a native FLUSH is posted instead (conn.c), the
- * byte is not used.
+ * flushed range is read (post_read_within() of post.h) into a byte of the
+ * peer, which all its connections share (peer.c registers it at the first
+ * connection): the device writes the byte, nobody reads it, so reads of
+ * concurrent flushes may land there in any order. Where a native FLUSH is
+ * posted instead (conn.c), the byte is not used.
  *
  * The byte has a page of its own: with fork safety (ibv_fork_init(),
  * RDMAV_FORK_SAFE) kernels before 5.13 withhold every registered page from

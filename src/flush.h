@@ -8,7 +8,7 @@
 
 struct rpma_flush;
 
-/* Prepare the flush of one connection (registers its small read buffer). */
+/* Register the byte read-after-write flushes read into (one per peer, peer.c). */
 int flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr);
 
 /* NULL-safe */

@@ -4,9 +4,11 @@
  * can do: On-Demand Paging, native ATOMIC WRITE and native FLUSH.
  */
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "fault.h"
+#include "flush.h"
 #include "log.h"
 #include "peer.h"
 #include "utils.h"
@@ -33,6 +35,11 @@ struct rpma_peer {
 	bool native_atomic_write;
 	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
 	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
+
+	/* connections are made from several threads at once: the flush byte's lock */
+	pthread_mutex_t flush_lock;
+	struct rpma_flush *flush;	/* NULL until the first connection */
+	unsigned flush_users;		/* connections that hold it */
 };
 
 /* the placement types of a FLUSH the device reports, as PEER_FLUSH_* */
@@ -95,6 +102,13 @@ rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 	if (ret)
 		goto err_free;
 
+	int err = pthread_mutex_init(&peer->flush_lock, NULL);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "pthread_mutex_init()");
+		ret = RPMA_E_UNKNOWN;
+		goto err_free;
+	}
+
 	errno = 0;
 	peer->pd = FI_PTR(ibv_alloc_pd(ibv_ctx), ENOMEM);
 	if (peer->pd == NULL) {
@@ -105,12 +119,14 @@ rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 			ret = (errno == ENOMEM) ? RPMA_E_NOMEM : RPMA_E_PROVIDER;
 			RPMA_LOG_PROVIDER(errno, "ibv_alloc_pd()");
 		}
-		goto err_free;
+		goto err_destroy_lock;
 	}
 
 	*peer_ptr = peer;
 	return 0;
 
+err_destroy_lock:
+	(void) pthread_mutex_destroy(&peer->flush_lock);
 err_free:
 	free(peer);
 	return ret;
@@ -126,12 +142,25 @@ rpma_peer_delete(struct rpma_peer **peer_ptr)
 	if (peer == NULL)
 		return 0;
 
+	/*
+	 * A connection still open keeps the byte (and its QP makes the PD
+	 * busy: ibv_dealloc_pd() below fails, as it did before the byte was
+	 * shared); the next connection registers the byte anew when a
+	 * deregistration or the deallocation failed.
+	 */
+	(void) pthread_mutex_lock(&peer->flush_lock);
+	int ret = peer->flush_users ? 0 : flush_delete(&peer->flush);
+	(void) pthread_mutex_unlock(&peer->flush_lock);
+	if (ret)
+		return ret;
+
 	int err = ibv_dealloc_pd(peer->pd);
 	if (err) {
 		RPMA_LOG_PROVIDER(err, "ibv_dealloc_pd()");
 		return RPMA_E_PROVIDER;
 	}
 
+	(void) pthread_mutex_destroy(&peer->flush_lock);
 	free(peer);
 	*peer_ptr = NULL;
 	return 0;
@@ -165,6 +194,30 @@ unsigned
 peer_native_flush(const struct rpma_peer *peer)
 {
 	return peer->native_flush;
+}
+
+int
+peer_flush_dst_get(struct rpma_peer *peer, const struct rpma_mr_local **dst_ptr)
+{
+	int ret = 0;
+
+	(void) pthread_mutex_lock(&peer->flush_lock);
+	if (peer->flush == NULL)
+		ret = flush_new(peer, &peer->flush);
+	if (ret == 0) {
+		peer->flush_users++;
+		*dst_ptr = flush_dst(peer->flush);
+	}
+	(void) pthread_mutex_unlock(&peer->flush_lock);
+	return ret;
+}
+
+void
+peer_flush_dst_put(struct rpma_peer *peer)
+{
+	(void) pthread_mutex_lock(&peer->flush_lock);
+	peer->flush_users--;
+	(void) pthread_mutex_unlock(&peer->flush_lock);
 }
 
 /* one registration, retried with ODP where the device offers it and pinning is refused */

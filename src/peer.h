@@ -29,6 +29,16 @@ unsigned peer_flush_caps(const struct rpma_peer *peer);
 unsigned peer_native_flush(const struct rpma_peer *peer);
 
 /*
+ * The region a read-after-write flush on a connection of the peer reads
+ * into: one for all of them, registered when the first connection asks for
+ * it and kept, once no connection holds it, until rpma_peer_delete() (as a
+ * raw verbs program keeps one per protection domain). Every successful get
+ * is matched by one put, when the connection is gone.
+ */
+int peer_flush_dst_get(struct rpma_peer *peer, const struct rpma_mr_local **dst_ptr);
+void peer_flush_dst_put(struct rpma_peer *peer);
+
+/*
  * Register memory with *access; retries with ODP where the device offers it
  * and pinning is refused, and without flush rights where those are refused:
  * *access becomes the access granted.

@@ -38,29 +38,6 @@ post_recv_empty(struct ibv_qp *qp, struct ibv_srq *srq, const void *op_context)
 }
 
 int
-post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst, size_t dst_offset,
-		const char src[8], int flags, const void *op_context)
-{
-	if (unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))
-		return RPMA_E_INVAL;
-
-	struct ibv_sge sge = {
-		.addr = (uint64_t)(uintptr_t)src,
-		.length = RPMA_ATOMIC_WRITE_ALIGNMENT,
-	};
-	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
-		.sg_list = &sge,
-		.num_sge = 1,
-		.opcode = IBV_WR_RDMA_WRITE,
-		.send_flags = ((unsigned)flags & POST_SIGNALED) | IBV_SEND_INLINE,
-		.wr.rdma.remote_addr = dst->addr + dst_offset,
-		.wr.rdma.rkey = dst->rkey,
-	};
-	return post_send_wr(qp, &wr);
-}
-
-int
 post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst, size_t dst_offset,
 		const char src[8], int flags, const void *op_context)
 {

@@ -32,9 +32,6 @@ int post_empty(struct ibv_qp *qp, enum ibv_wr_opcode opcode, int flags, uint32_t
 /* Post a receive of nothing to a QP's RQ or, with qp NULL, to srq. */
 int post_recv_empty(struct ibv_qp *qp, struct ibv_srq *srq, const void *op_context);
 
-/* Post an 8-byte write of src, carried inline: the ATOMIC WRITE fallback. */
-int post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst,
-		size_t dst_offset, const char src[8], int flags, const void *op_context);
 
 /* Post a native ATOMIC WRITE through the extended QP (non-NULL only where supported). */
 int post_atomic_write(struct ibv_qp_ex *qpx, const struct rpma_mr_remote *dst,
@@ -63,6 +60,41 @@ post_recv_wr(struct ibv_qp *qp, struct ibv_srq *srq, struct ibv_recv_wr *wr)
 	return likely(err == 0) ? 0 : post_failed(err, "ibv_post_srq_recv()");
 }
 
+/*
+ * The ranges of a request: local[local_off, +len) and remote[remote_off,
+ * +len) inside their regions, len below 4 GiB (a scatter entry's length).
+ * Where both offsets and the length are below 4 GiB (nearly always) their
+ * sums cannot wrap: one OR and two compares decide; otherwise the full
+ * check does.
+ */
+static inline bool
+post_ranges_ok(size_t local_off, size_t local_size, size_t remote_off, size_t remote_size,
+		size_t len)
+{
+	if (likely(((local_off | remote_off | len) >> 32) == 0))
+		return local_off + len <= local_size && remote_off + len <= remote_size;
+	return (len >> 32) == 0 && mr_range_ok(local_off, len, local_size) &&
+		mr_range_ok(remote_off, len, remote_size);
+}
+
+/* [off, +len) inside a region of size bytes, a length of any size (a flush's) */
+static inline bool
+post_within(size_t off, size_t size, size_t len)
+{
+	if (likely(((off | len) >> 32) == 0))
+		return off + len <= size;
+	return mr_range_ok(off, len, size);
+}
+
+/* the same for the one range of a scatter entry: len below 4 GiB */
+static inline bool
+post_range_ok(size_t off, size_t size, size_t len)
+{
+	if (likely(((off | len) >> 32) == 0))
+		return off + len <= size;
+	return (len >> 32) == 0 && mr_range_ok(off, len, size);
+}
+
 /* one scatter entry: local[offset, +len) */
 static inline void
 post_sge(struct ibv_sge *sge, const struct rpma_mr_local *local, size_t offset, size_t len)
@@ -72,10 +104,13 @@ post_sge(struct ibv_sge *sge, const struct rpma_mr_local *local, size_t offset, 
 	sge->lkey = local->lkey;
 }
 
-/* the fields every send-queue request of one scatter entry needs */
+/*
+ * The fields every send-queue request of one scatter entry needs; imm_data
+ * is read for the _WITH_IMM opcodes only (set by their callers).
+ */
 static inline void
 post_one(struct ibv_send_wr *wr, struct ibv_sge *sge, enum ibv_wr_opcode opcode, int flags,
-		uint32_t imm, const void *op_context)
+		const void *op_context)
 {
 	wr->wr_id = (uint64_t)(uintptr_t)op_context;
 	wr->next = NULL;
@@ -83,7 +118,6 @@ post_one(struct ibv_send_wr *wr, struct ibv_sge *sge, enum ibv_wr_opcode opcode,
 	wr->num_sge = 1;
 	wr->opcode = opcode;
 	wr->send_flags = (unsigned)flags & POST_SIGNALED;
-	wr->imm_data = imm;
 }
 
 /* an RDMA read or write of local[local_offset, +len) with remote[remote_offset, +len) */
@@ -97,7 +131,9 @@ post_rdma_valid(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
 	struct ibv_send_wr wr;
 
 	post_sge(&sge, local, local_offset, len);
-	post_one(&wr, &sge, opcode, flags, imm, op_context);
+	post_one(&wr, &sge, opcode, flags, op_context);
+	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wr.imm_data = imm;
 	wr.wr.rdma.remote_addr = remote->addr + remote_offset;
 	wr.wr.rdma.rkey = remote->rkey;
 	return post_send_wr(qp, &wr);
@@ -110,8 +146,8 @@ post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
 		const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
 		int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely((len >> 32) != 0 || !mr_range_ok(local_offset, len, local->size) ||
-			!mr_range_ok(remote_offset, len, remote->size)))
+	if (unlikely(!post_ranges_ok(local_offset, local->size, remote_offset,
+			(size_t)remote->size, len)))
 		return RPMA_E_INVAL;
 
 	return post_rdma_valid(qp, opcode, local, local_offset, remote, remote_offset, len,
@@ -119,38 +155,56 @@ post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
 }
 
 /*
- * Read one byte of src[src_offset, +len) into dst, after checking that
- * range; an empty range reads the byte before its end (a remote region is
- * never empty). The read completes only after the writes posted before it
- * on the connection are placed: its completion makes them visible.
+ * Read one byte of src[src_offset, +len) into the byte dst describes (an
+ * entry built once, when the connection was: the flush's), after checking
+ * that range; an empty range reads the byte before its end (a remote
+ * region is never empty). The read completes only after the writes posted
+ * before it on the connection are placed: its completion makes them
+ * visible.
  */
 static inline int
-post_read_within(struct ibv_qp *qp, const struct rpma_mr_local *dst,
+post_read_within(struct ibv_qp *qp, const struct ibv_sge *dst,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context)
 {
-	if (unlikely(!mr_range_ok(src_offset, len, src->size)))
+	if (unlikely(!post_within(src_offset, (size_t)src->size, len)))
 		return RPMA_E_INVAL;
 
-	size_t offset = src_offset < src->size ? src_offset : src->size - 1;
-	return post_rdma_valid(qp, IBV_WR_RDMA_READ, dst, 0, src, offset, 1, flags, 0,
-			op_context);
+	/* src_offset <= size: one less where it is the end */
+	size_t at = src_offset + (src_offset < src->size) - 1;
+	struct ibv_send_wr wr;
+
+	/* the provider only reads the entry */
+	post_one(&wr, (struct ibv_sge *)dst, IBV_WR_RDMA_READ, flags, op_context);
+	wr.wr.rdma.remote_addr = src->addr + at;
+	wr.wr.rdma.rkey = src->rkey;
+	return post_send_wr(qp, &wr);
 }
 
 /* a send (opcode IBV_WR_SEND or _WITH_IMM, imm in network order) of src[offset, +len) */
 static inline int
-post_msg(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+post_msg_valid(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
 		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	if (unlikely((len >> 32) != 0 || !mr_range_ok(offset, len, src->size)))
-		return RPMA_E_INVAL;
-
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 
 	post_sge(&sge, src, offset, len);
-	post_one(&wr, &sge, opcode, flags, imm, op_context);
+	post_one(&wr, &sge, opcode, flags, op_context);
+	if (opcode == IBV_WR_SEND_WITH_IMM)
+		wr.imm_data = imm;
 	return post_send_wr(qp, &wr);
+}
+
+/* the same after checking the range */
+static inline int
+post_msg(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	if (unlikely(!post_range_ok(offset, src->size, len)))
+		return RPMA_E_INVAL;
+
+	return post_msg_valid(qp, opcode, src, offset, len, flags, imm, op_context);
 }
 
 /* a receive into dst[offset, +len) posted to a QP's RQ or, with qp NULL, to srq */
@@ -158,7 +212,7 @@ static inline int
 post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
 		size_t offset, size_t len, const void *op_context)
 {
-	if (unlikely((len >> 32) != 0 || !mr_range_ok(offset, len, dst->size)))
+	if (unlikely(!post_range_ok(offset, dst->size, len)))
 		return RPMA_E_INVAL;
 
 	struct ibv_sge sge;
@@ -170,6 +224,29 @@ post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *ds
 	wr.sg_list = &sge;
 	wr.num_sge = 1;
 	return post_recv_wr(qp, srq, &wr);
+}
+
+/* An 8-byte write of src, carried inline: the ATOMIC WRITE fallback (dst_offset aligned). */
+static inline int
+post_write_inline8(struct ibv_qp *qp, const struct rpma_mr_remote *dst, size_t dst_offset,
+		const char src[8], int flags, const void *op_context)
+{
+	size_t size = (size_t)dst->size;
+
+	if (unlikely(size < RPMA_ATOMIC_WRITE_ALIGNMENT ||
+			dst_offset > size - RPMA_ATOMIC_WRITE_ALIGNMENT))
+		return RPMA_E_INVAL;
+
+	struct ibv_sge sge;
+	struct ibv_send_wr wr;
+
+	sge.addr = (uint64_t)(uintptr_t)src;
+	sge.length = RPMA_ATOMIC_WRITE_ALIGNMENT;
+	post_one(&wr, &sge, IBV_WR_RDMA_WRITE, flags, op_context);
+	wr.send_flags |= IBV_SEND_INLINE;
+	wr.wr.rdma.remote_addr = dst->addr + dst_offset;
+	wr.wr.rdma.rkey = dst->rkey;
+	return post_send_wr(qp, &wr);
 }
 
 #if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)

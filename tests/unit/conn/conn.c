@@ -85,7 +85,8 @@ test_conn_delete__success(void **state)
 	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
 	assert_int_equal(rpma_conn_delete(&f.conn), 0);
 	assert_null(f.conn);
-	assert_int_equal(CALLS(ibv_dereg_mr), 1);	/* the flush's buffer */
+	/* the flush's byte is the peer's: it stays for the next connection */
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
 	assert_int_equal(CALLS(rdma_destroy_qp), 1);
 	assert_int_equal(CALLS(ibv_destroy_cq), 1);
 	assert_int_equal(CALLS(ibv_destroy_comp_channel), 1);
@@ -95,6 +96,28 @@ test_conn_delete__success(void **state)
 	assert_true(ORDER(ibv_destroy_cq) < ORDER(rdma_destroy_id));
 	assert_true(ORDER(rdma_destroy_id) < ORDER(rdma_destroy_event_channel));
 	fx_down(&f);
+}
+
+/* connections of one peer share the flush's byte: one registration, one mapping */
+static void
+test_conn_new__flush_byte_shared(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+
+	mock_calls_reset();
+	struct rpma_conn *a = fx_conn(peer, NULL);
+	struct rpma_conn *b = fx_conn(peer, NULL);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(mock_rec.reg_length, 1);
+	assert_int_equal(rpma_conn_delete(&a), 0);
+	assert_int_equal(rpma_conn_delete(&b), 0);
+	struct rpma_conn *c = fx_conn(peer, NULL);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_int_equal(rpma_conn_delete(&c), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 1);
 }
 
 static void
@@ -673,7 +696,7 @@ test_read__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);	/* after the flush's buffer */
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 32);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
-	assert_int_equal(wr()->imm_data, 0);
+	/* imm_data is not set: providers read it for the _WITH_IMM opcodes only */
 	/* the whole of both regions is in range */
 	assert_int_equal(rpma_read(f.conn, f.local, 0, f.remote, REMOTE_SIZE - LOCAL_SIZE,
 			LOCAL_SIZE, ON_ERROR, NULL), 0);
@@ -743,6 +766,60 @@ test_write__invalid(void **state)
 	fx_down(&f);
 }
 
+/*
+ * Offsets at and above 4 GiB leave the fast path: a remote region that
+ * large takes them, every range is still checked, and a length of 4 GiB
+ * or more is refused whatever the regions' sizes.
+ */
+static void
+test_rdma__large_offsets(void **state)
+{
+	(void) state;
+	struct fx f;
+	const uint64_t big = 1ULL << 34;
+
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	struct rpma_mr_remote *r = fx_mr_remote(REMOTE_ADDR, big, RKEY,
+			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_write(f.conn, r, big - 16, f.local, 0, 16, ALWAYS, CTX), 0);
+	assert_int_equal(wr()->opcode, IBV_WR_RDMA_WRITE);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + big - 16);
+	assert_int_equal(mock_rec.send_sge.length, 16);
+	assert_int_equal(rpma_read(f.conn, f.local, 8, r, 1ULL << 32, 8, ALWAYS, CTX), 0);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + (1ULL << 32));
+	assert_int_equal(rpma_write_with_imm(f.conn, r, 1ULL << 33, f.local, 0, 4, ALWAYS, 9,
+			CTX), 0);
+	assert_int_equal(wr()->imm_data, htonl(9));
+	int calls = CALLS(ibv_post_send);
+	/* past the end, wrapping, too long */
+	assert_int_equal(rpma_write(f.conn, r, big - 8, f.local, 0, 16, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_write(f.conn, r, SIZE_MAX, f.local, 0, 2, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_read(f.conn, f.local, 1ULL << 32, r, 0, 8, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_read(f.conn, f.local, 0, r, 0, 1ULL << 32, ALWAYS, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_send(f.conn, f.local, 1ULL << 32, 0, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_send(f.conn, f.local, 0, 1ULL << 32, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_send_with_imm(f.conn, f.local, SIZE_MAX, 2, ALWAYS, 1, CTX),
+			RPMA_E_INVAL);
+	assert_int_equal(rpma_recv(f.conn, f.local, 1ULL << 32, 0, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_recv(f.conn, f.local, 0, 1ULL << 32, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_flush(f.conn, r, big + 1, 0, VIS, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_flush(f.conn, r, big - 1, 2, VIS, ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(CALLS(ibv_post_send), calls);
+	assert_int_equal(CALLS(ibv_post_recv), 0);
+	/* a flush of the region's last bytes reads the last of them */
+	assert_int_equal(rpma_flush(f.conn, r, 1ULL << 33, big - (1ULL << 33), VIS, ALWAYS, CTX),
+			0);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + (1ULL << 33));
+	assert_int_equal(rpma_flush(f.conn, r, big, 0, VIS, ALWAYS, CTX), 0);
+	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + big - 1);
+	assert_int_equal(rpma_mr_remote_delete(&r), 0);
+	fx_down(&f);
+}
+
 static void
 test_write__posted(void **state)
 {
@@ -760,7 +837,7 @@ test_write__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
 	assert_int_equal(wr()->wr.rdma.remote_addr, REMOTE_ADDR + 100);
 	assert_int_equal(wr()->wr.rdma.rkey, RKEY);
-	assert_int_equal(wr()->imm_data, 0);
+	/* imm_data is not set: providers read it for the _WITH_IMM opcodes only */
 	assert_int_equal(rpma_write(f.conn, f.remote, 0, f.local, 0, 8, ON_ERROR, CTX), 0);
 	assert_int_equal(wr()->send_flags, 0);
 	assert_int_equal(rpma_write(f.conn, NULL, 0, NULL, 0, 0, ALWAYS, CTX), 0);
@@ -1146,6 +1223,25 @@ test_flush__device_global_only(void **state)
 	fx_down(&f);
 }
 
+/* native ATOMIC WRITE and FLUSH share one extended QP, asked for once */
+static void
+test_conn_new__one_qp_ex(void **state)
+{
+	(void) state;
+	mock_device_set_caps_ex(DEVICE_CAP_ATOMIC_WRITE | DEVICE_CAP_FLUSH);
+	struct rpma_peer *peer = fx_peer();
+
+	mock_calls_reset();
+	struct rpma_conn *conn = fx_conn(peer, NULL);
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+	assert_int_equal(CALLS(ibv_qp_to_qp_ex), 1);
+#else
+	assert_int_equal(CALLS(ibv_qp_to_qp_ex), 0);
+#endif
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 /* without the extended QP, every flush is a read */
 static void
 test_flush__no_qp_ex(void **state)
@@ -1219,7 +1315,7 @@ test_send__posted(void **state)
 	assert_int_equal(mock_rec.send_sge.addr, (uintptr_t)(buf + 4));
 	assert_int_equal(mock_rec.send_sge.length, 12);
 	assert_int_equal(mock_rec.send_sge.lkey, 0x1001);
-	assert_int_equal(wr()->imm_data, 0);
+	/* imm_data is not set: providers read it for the _WITH_IMM opcodes only */
 	assert_int_equal(rpma_send_with_imm(f.conn, f.local, 0, 4, ON_ERROR, 0xdeadbeef, CTX), 0);
 	assert_int_equal(wr()->opcode, IBV_WR_SEND_WITH_IMM);
 	assert_int_equal(wr()->imm_data, htonl(0xdeadbeef));
@@ -1277,6 +1373,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		TEST(test_conn_delete__invalid),
 		TEST(test_conn_delete__success),
+		TEST(test_conn_new__flush_byte_shared),
+		TEST(test_conn_new__one_qp_ex),
 		TEST(test_conn_delete__destroy_id_fails),
 		TEST(test_conn_delete__destroy_cq_fails),
 		TEST(test_conn_getters__invalid),
@@ -1305,6 +1403,7 @@ main(void)
 		TEST(test_read__post_fails),
 		TEST(test_write__invalid),
 		TEST(test_write__posted),
+		TEST(test_rdma__large_offsets),
 		TEST(test_write_with_imm__posted),
 		TEST(test_atomic_write__invalid),
 		TEST(test_atomic_write__fallback),

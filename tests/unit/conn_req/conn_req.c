@@ -101,6 +101,11 @@ test_conn_req_new__success(void **state)
 	assert_int_equal(mock_rec.resolve_route_timeout, 777);
 	assert_true(ORDER(rdma_resolve_addr) < ORDER(rdma_resolve_route));
 	assert_int_equal(CALLS(rdma_freeaddrinfo), 1);
+	/* on an event channel of its own: each resolution's event got and acknowledged */
+	assert_int_equal(CALLS(rdma_create_event_channel), 1);
+	assert_true(ORDER(rdma_create_event_channel) < ORDER(rdma_create_id));
+	assert_int_equal(CALLS(rdma_get_cm_event), 2);
+	assert_int_equal(CALLS(rdma_ack_cm_event), 2);
 	/* one CQ for everything, the QP on it */
 	assert_int_equal(CALLS(ibv_create_cq), 1);
 	assert_int_equal(mock_rec.cq_size, 31);
@@ -214,10 +219,70 @@ test_conn_req_new__resolve_fails(void **state)
 		assert_int_equal(errno, EHOSTUNREACH);
 		assert_null(req);
 		assert_int_equal(CALLS(rdma_destroy_id), 1);
+		assert_int_equal(CALLS(rdma_destroy_event_channel), 1);
 		assert_int_equal(CALLS(rdma_freeaddrinfo), i == 0 ? 0 : 1);
 		assert_int_equal(CALLS(ibv_create_cq), 0);
 	}
 	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* a resolution that ends in an error event: its status is errno, as a synchronous id's */
+static void
+test_conn_req_new__resolve_event_error(void **state)
+{
+	(void) state;
+	static const struct { enum rdma_cm_event_type type; int err; } cases[] = {
+		{RDMA_CM_EVENT_ADDR_ERROR, ETIMEDOUT},
+		{RDMA_CM_EVENT_ROUTE_ERROR, EHOSTUNREACH},
+	};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = NULL;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		mock_calls_reset();
+		mock_cm_resolve_fail(cases[i].type, -cases[i].err);
+		assert_int_equal(rpma_conn_req_new(peer, ADDR, PORT, NULL, &req),
+				RPMA_E_PROVIDER);
+		assert_int_equal(errno, cases[i].err);
+		assert_null(req);
+		assert_int_equal(CALLS(rdma_resolve_route), (int)i);
+		assert_int_equal(CALLS(rdma_ack_cm_event), (int)i + 1);
+		assert_int_equal(CALLS(rdma_destroy_id), 1);
+		assert_int_equal(CALLS(rdma_destroy_event_channel), 1);
+		assert_int_equal(CALLS(ibv_create_cq), 0);
+	}
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* the channel, the id, getting or acknowledging an event failing: nothing is left */
+static void
+test_conn_req_new__channel_steps_fail(void **state)
+{
+	(void) state;
+	static const struct { enum mock_fn fn; int nth; int ret; } steps[] = {
+		{MOCK_rdma_create_event_channel, 1, 0},
+		{MOCK_rdma_get_cm_event, 1, -1},	/* the address's event */
+		{MOCK_rdma_get_cm_event, 2, -1},	/* the route's */
+		{MOCK_rdma_ack_cm_event, 1, -1},
+		{MOCK_rdma_ack_cm_event, 2, -1},
+	};
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_conn_req *req = NULL;
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		mock_calls_reset();
+		mock_plan(steps[i].fn, steps[i].nth, steps[i].ret, EIO);
+		assert_int_equal(rpma_conn_req_new(peer, ADDR, PORT, NULL, &req),
+				RPMA_E_PROVIDER);
+		assert_int_equal(errno, EIO);
+		assert_null(req);
+		assert_int_equal(CALLS(rdma_destroy_id), CALLS(rdma_create_id));
+		assert_int_equal(CALLS(rdma_destroy_event_channel),
+				CALLS(rdma_create_event_channel) - (i == 0));
+		assert_int_equal(CALLS(ibv_create_cq), 0);
+	}
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	mock_release_all();	/* the events whose acknowledgement failed, kept by the mock */
 }
 
 /* every allocation of the request failing in turn */
@@ -354,9 +419,9 @@ test_conn_req_connect__active(void **state)
 	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), 0);
 	assert_null(req);
 	assert_non_null(conn);
-	/* the id got its own event channel before connecting */
-	assert_int_equal(CALLS(rdma_create_event_channel), 1);
-	assert_true(ORDER(rdma_migrate_id) < ORDER(rdma_connect));
+	/* the id was made on its own event channel: nothing moves at the connect */
+	assert_int_equal(CALLS(rdma_create_event_channel), 0);
+	assert_int_equal(CALLS(rdma_migrate_id), 0);
 	assert_int_equal(CALLS(rdma_accept), 0);
 	assert_ptr_equal(mock_rec.conn_param.private_data, pdata.ptr);
 	assert_int_equal(mock_rec.conn_param.private_data_len, 6);
@@ -392,11 +457,9 @@ test_conn_req_connect__steps_fail(void **state)
 {
 	(void) state;
 	static const struct { enum mock_fn fn; int nth; int ret; int expected; } steps[] = {
-		{MOCK_rdma_create_event_channel, 1, 0, RPMA_E_PROVIDER},
-		{MOCK_rdma_migrate_id, 1, -1, RPMA_E_PROVIDER},
 		{MOCK_malloc, 1, 0, RPMA_E_NOMEM},	/* the connection */
-		{MOCK_malloc, 2, 0, RPMA_E_NOMEM},	/* its flush */
-		{MOCK_malloc, 3, 0, RPMA_E_NOMEM},	/* the flush's region */
+		{MOCK_malloc, 2, 0, RPMA_E_NOMEM},	/* the peer's flush byte */
+		{MOCK_malloc, 3, 0, RPMA_E_NOMEM},	/* the byte's region */
 		{MOCK_ibv_reg_mr, 1, 0, RPMA_E_PROVIDER},
 	};
 	struct rpma_peer *peer = fx_peer();
@@ -413,8 +476,37 @@ test_conn_req_connect__steps_fail(void **state)
 		assert_int_equal(CALLS(rdma_connect), 0);
 		assert_int_equal(CALLS(rdma_destroy_id), 1);
 		assert_int_equal(CALLS(ibv_destroy_cq), 1);
-		assert_int_equal(CALLS(rdma_destroy_event_channel),
-				CALLS(rdma_create_event_channel) - (i == 0));
+		assert_int_equal(CALLS(rdma_destroy_event_channel), 1);
+	}
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* an incoming request's id moves to a channel of its own: each step failing */
+static void
+test_conn_req_incoming__channel_steps_fail(void **state)
+{
+	(void) state;
+	static const struct { enum mock_fn fn; int ret; } steps[] = {
+		{MOCK_rdma_create_event_channel, 0},
+		{MOCK_rdma_migrate_id, -1},
+	};
+	struct rpma_peer *peer = fx_peer();
+
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		struct rpma_conn_req *req = incoming(peer, NULL, 0);
+		struct rpma_conn *conn = (struct rpma_conn *)0x1;
+
+		mock_calls_reset();
+		mock_plan(steps[i].fn, 1, steps[i].ret, ENOMEM);
+		assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+		assert_int_equal(errno, ENOMEM);
+		assert_null(req);
+		assert_ptr_equal(conn, (struct rpma_conn *)0x1);
+		assert_int_equal(CALLS(rdma_accept), 0);
+		assert_int_equal(CALLS(rdma_reject), 1);
+		assert_int_equal(CALLS(rdma_destroy_id), 1);
+		assert_int_equal(CALLS(ibv_destroy_cq), 1);
+		assert_int_equal(CALLS(rdma_destroy_event_channel), (int)i);
 	}
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
@@ -628,6 +720,8 @@ main(void)
 		TEST(test_conn_req_new__srq),
 		TEST(test_conn_req_new__create_id_fails),
 		TEST(test_conn_req_new__resolve_fails),
+		TEST(test_conn_req_new__resolve_event_error),
+		TEST(test_conn_req_new__channel_steps_fail),
 		TEST(test_conn_req_new__alloc_fails),
 		TEST(test_conn_req_new__queues_fail),
 		TEST(test_conn_req_delete__invalid),
@@ -636,6 +730,7 @@ main(void)
 		TEST(test_conn_req_connect__active),
 		TEST(test_conn_req_connect__connect_fails),
 		TEST(test_conn_req_connect__steps_fail),
+		TEST(test_conn_req_incoming__channel_steps_fail),
 		TEST(test_conn_req_incoming__accept),
 		TEST(test_conn_req_incoming__accept_private_data),
 		TEST(test_conn_req_incoming__ack_fails),

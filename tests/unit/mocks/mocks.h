@@ -79,6 +79,8 @@ void mock_device_set_caps_ex(uint64_t caps);
 /* queue an event for rdma_get_cm_event (private data is copied) */
 struct rdma_cm_event *mock_cm_event_push(enum rdma_cm_event_type type, struct rdma_cm_id *id,
 		const void *pdata, uint8_t pdata_len);
+/* the next resolution on an id with a channel whose error event is error ends in it, with status */
+void mock_cm_resolve_fail(enum rdma_cm_event_type error, int status);
 /* queue an event of cq for ibv_get_cq_event */
 void mock_cq_event_push(struct ibv_cq *cq);
 /* a CQ created by the mock, to be destroyed by ibv_destroy_cq */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "mocks.h"
@@ -19,6 +20,11 @@ static int cm_events_head, cm_events_tail;
 static struct ibv_context *id_verbs;
 static int next_fd = 200;
 static struct sockaddr_in src_addr, dst_addr;
+/* the event that ends the last resolution on an id with a channel, got first */
+static struct rdma_cm_event *resolved;
+/* planned: the next resolution event of this error type comes with this status */
+static enum rdma_cm_event_type resolve_error;
+static int resolve_status;
 
 /* an rdmacm call: 0, or -1 (or what the test planned) with errno */
 #define PLANNED_INT(fn) \
@@ -48,6 +54,8 @@ mock_rdmacm_reset(void)
 	while (cm_events_head < cm_events_tail)
 		cm_events[cm_events_head++] = NULL;
 	cm_events_head = cm_events_tail = 0;
+	resolved = NULL;
+	resolve_status = 0;
 	id_verbs = mock_ibv_ctx();
 }
 
@@ -73,6 +81,31 @@ mock_cm_event_push(enum rdma_cm_event_type type, struct rdma_cm_id *id,
 	ev->event.param.conn.private_data_len = pdata_len;
 	cm_events[cm_events_tail++] = &ev->event;
 	return &ev->event;
+}
+
+void
+mock_cm_resolve_fail(enum rdma_cm_event_type error, int status)
+{
+	resolve_error = error;
+	resolve_status = status;
+}
+
+/* an asynchronous resolution ends in an event on the id's channel */
+static void
+resolution_event(struct rdma_cm_id *id, enum rdma_cm_event_type ok,
+		enum rdma_cm_event_type error)
+{
+	if (id->channel == NULL)
+		return;
+	assert_null(resolved);
+	struct mock_cm_event *ev = mock_obj_new(sizeof(*ev));
+	bool fail = resolve_status && resolve_error == error;
+	ev->event.event = fail ? error : ok;
+	ev->event.status = fail ? resolve_status : 0;
+	ev->event.id = id;
+	if (fail)
+		resolve_status = 0;
+	resolved = &ev->event;
 }
 
 struct rdma_event_channel *
@@ -120,6 +153,11 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	PLANNED_INT(rdma_destroy_id);
 	/* librdmacm leaves a QP still attached to the id leaked */
 	assert_null(id->qp);
+	/* an event not got goes with its id */
+	if (resolved && resolved->id == id) {
+		mock_obj_free(resolved);
+		resolved = NULL;
+	}
 	mock_obj_free(id);
 	return 0;
 }
@@ -165,6 +203,7 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *
 	assert_ptr_equal(dst, &dst_addr);
 	mock_rec.resolve_timeout = mock_rec.resolve_addr_timeout = timeout_ms;
 	PLANNED_INT(rdma_resolve_addr);
+	resolution_event(id, RDMA_CM_EVENT_ADDR_RESOLVED, RDMA_CM_EVENT_ADDR_ERROR);
 	return 0;
 }
 
@@ -174,6 +213,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 	(void) id;
 	mock_rec.resolve_timeout = mock_rec.resolve_route_timeout = timeout_ms;
 	PLANNED_INT(rdma_resolve_route);
+	resolution_event(id, RDMA_CM_EVENT_ROUTE_RESOLVED, RDMA_CM_EVENT_ROUTE_ERROR);
 	return 0;
 }
 
@@ -200,6 +240,11 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 {
 	assert_non_null(channel);
 	PLANNED_INT(rdma_get_cm_event);
+	if (resolved && resolved->id->channel == channel) {
+		*event = resolved;
+		resolved = NULL;
+		return 0;
+	}
 	if (cm_events_head == cm_events_tail) {
 		errno = EAGAIN;
 		return -1;

@@ -178,6 +178,91 @@ test_peer_delete__dealloc_fails(void **state)
 	assert_null(peer);
 }
 
+/* the flush byte: registered once for every connection of the peer, kept until its end */
+static void
+test_peer_flush_dst__shared(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	const struct rpma_mr_local *a = NULL, *b = NULL;
+
+	mock_calls_reset();
+	assert_int_equal(peer_flush_dst_get(peer, &a), 0);
+	assert_int_equal(peer_flush_dst_get(peer, &b), 0);
+	assert_non_null(a);
+	assert_ptr_equal(a, b);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	peer_flush_dst_put(peer);
+	peer_flush_dst_put(peer);
+	/* no connection holds it: kept for the next one */
+	assert_int_equal(peer_flush_dst_get(peer, &b), 0);
+	assert_ptr_equal(a, b);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	peer_flush_dst_put(peer);
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 1);
+	assert_true(ORDER(ibv_dereg_mr) < ORDER(ibv_dealloc_pd));
+}
+
+/* a failed registration holds nothing: the next connection tries again */
+static void
+test_peer_flush_dst__reg_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	const struct rpma_mr_local *dst = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
+	assert_int_equal(peer_flush_dst_get(peer, &dst), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EFAULT);
+	assert_null(dst);
+	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
+	assert_non_null(dst);
+	peer_flush_dst_put(peer);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* a connection still holds the byte: the peer's deletion leaves it (the PD is busy) */
+static void
+test_peer_flush_dst__held_at_delete(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	const struct rpma_mr_local *dst = NULL;
+
+	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
+	mock_calls_reset();
+	MOCK_FAIL(ibv_dealloc_pd, EBUSY, 0);
+	assert_int_equal(rpma_peer_delete(&peer), RPMA_E_PROVIDER);
+	assert_int_equal(CALLS(ibv_dereg_mr), 0);
+	assert_non_null(peer);
+	peer_flush_dst_put(peer);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_int_equal(CALLS(ibv_dereg_mr), 1);
+}
+
+/* the byte's deregistration fails: reported, the peer kept; the next try goes on */
+static void
+test_peer_flush_dst__dereg_fails(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	const struct rpma_mr_local *dst = NULL;
+
+	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
+	peer_flush_dst_put(peer);
+	mock_calls_reset();
+	MOCK_FAIL(ibv_dereg_mr, EBUSY, 0);
+	assert_int_equal(rpma_peer_delete(&peer), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(peer);
+	assert_int_equal(CALLS(ibv_dealloc_pd), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	assert_null(peer);
+	mock_release_all();	/* the registration the provider kept */
+}
+
 static void
 test_peer_create_qp__attributes(void **state)
 {
@@ -260,6 +345,10 @@ main(void)
 		TEST(test_peer_create_qp__native_flush),
 		TEST(test_peer_delete__invalid),
 		TEST(test_peer_delete__dealloc_fails),
+		TEST(test_peer_flush_dst__shared),
+		TEST(test_peer_flush_dst__reg_fails),
+		TEST(test_peer_flush_dst__held_at_delete),
+		TEST(test_peer_flush_dst__dereg_fails),
 		TEST(test_peer_create_qp__attributes),
 		TEST(test_peer_create_qp__no_native_atomic),
 	};

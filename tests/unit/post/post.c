@@ -77,17 +77,32 @@ test_post_read_within(void **state)
 	struct fx f;
 	fx_init(&f);
 
-	assert_int_equal(post_read_within(&f.qp, &f.local, &f.remote, SIZE, 1, 1, NULL),
+	struct ibv_sge dst = {.addr = (uintptr_t)buf, .length = 1, .lkey = 0x11};
+
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, SIZE, 1, 1, NULL),
+			RPMA_E_INVAL);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, SIZE + 1, 0, 1, NULL),
+			RPMA_E_INVAL);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, 1ULL << 32, 0, 1, NULL),
+			RPMA_E_INVAL);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, 0, SIZE + 1, 1, NULL),
+			RPMA_E_INVAL);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, 1, SIZE_MAX, 1, NULL),
 			RPMA_E_INVAL);
 	assert_int_equal(CALLS(ibv_post_send), 0);
-	assert_int_equal(post_read_within(&f.qp, &f.local, &f.remote, 10, 20, 2, NULL), 0);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, 10, 20, 2, NULL), 0);
 	assert_int_equal(mock_rec.send_wr.opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(mock_rec.send_sge.length, 1);
 	assert_int_equal(mock_rec.send_sge.addr, (uintptr_t)buf);
+	assert_int_equal(mock_rec.send_sge.lkey, 0x11);
 	assert_int_equal(mock_rec.send_wr.wr.rdma.remote_addr, 0x10000 + 10);
-	/* an empty range at the very end reads the last byte */
-	assert_int_equal(post_read_within(&f.qp, &f.local, &f.remote, SIZE, 0, 2, NULL), 0);
+	assert_int_equal(mock_rec.send_wr.wr.rdma.rkey, 0x22);
+	assert_int_equal(mock_rec.send_wr.send_flags, IBV_SEND_SIGNALED);
+	/* an empty range at the very end reads the last byte, the whole region its first */
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, SIZE, 0, 2, NULL), 0);
 	assert_int_equal(mock_rec.send_wr.wr.rdma.remote_addr, 0x10000 + SIZE - 1);
+	assert_int_equal(post_read_within(&f.qp, &dst, &f.remote, 0, SIZE, 2, NULL), 0);
+	assert_int_equal(mock_rec.send_wr.wr.rdma.remote_addr, 0x10000);
 }
 
 static void
