@@ -32,7 +32,7 @@ ping_check(const struct ibv_wc *wc, const struct ping_msg *ping)
  * needs the client's acknowledgement, and the client may close as soon as it
  * has the last pong and has said quit. Should that last acknowledgement be
  * lost, the pong is sent again to a client that no longer answers, and its
- * completion never comes on soft-RoCE (README, "The last message's ACK").
+ * completion never comes on soft-RoCE (doc/FAILURES.md, "The last message's ACK").
  * The next message itself tells that the client has the pong.
  */
 static int

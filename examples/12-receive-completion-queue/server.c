@@ -79,7 +79,7 @@ serve(struct rpma_conn *conn, struct rpma_mr_local *mr, struct ping_msg *msgs)
 		 * Two queues, so no guessing which completion comes first. The
 		 * next message first: after the quit the client closes, and the
 		 * last pong's completion, whose acknowledgement may be lost, would
-		 * never come (README, "The last message's ACK").
+		 * never come (doc/FAILURES.md, "The last message's ACK").
 		 */
 		ret = rcq_wait_recv(rcq, &wc);
 		if (!ret && msgs[RECV].op != MSG_QUIT)

@@ -87,7 +87,7 @@ serve(struct server *s, struct rpma_conn *conn)
 		 * Sends complete on the connection's CQ, receives on the SRQ's.
 		 * The next message first: after the quit the client closes, and
 		 * the last pong's completion, whose acknowledgement may be lost,
-		 * would never come (README, "The last message's ACK").
+		 * would never come (doc/FAILURES.md, "The last message's ACK").
 		 */
 		ret = srq_wait_ping(s, &wc);
 		if (!ret && msgs[RECV].op != MSG_QUIT)
