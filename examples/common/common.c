@@ -44,9 +44,21 @@ parse_clients(const char *prog, int accepted, const char *s)
 	return (unsigned)n;
 }
 
+/*
+ * A line at a time, into a file or a pipe as well: a program stopped at a
+ * time limit still shows how far it got, where full buffering would lose
+ * everything it had not flushed.
+ */
+static void
+stdout_by_line(void)
+{
+	(void) setvbuf(stdout, NULL, _IOLBF, 0);
+}
+
 void
 server_args_parse(int argc, char *argv[], int accepted, struct server_args *args)
 {
+	stdout_by_line();
 	const char *prog = argv[0];
 	const char *positional[3];
 	int npos = 0;
@@ -82,6 +94,7 @@ void
 client_args_parse(int argc, char *argv[], const char *default_message,
 		struct client_args *args)
 {
+	stdout_by_line();
 	int max = default_message ? 4 : 3;
 	if (argc < 3 || argc > max || argv[1][0] == '-') {
 		fprintf(stderr, "usage: %s <addr> <port>%s\n", argv[0],
