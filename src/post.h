@@ -63,16 +63,14 @@ post_recv_wr(struct ibv_qp *qp, struct ibv_srq *srq, struct ibv_recv_wr *wr)
 /*
  * The ranges of a request: local[local_off, +len) and remote[remote_off,
  * +len) inside their regions, len below 4 GiB (a scatter entry's length).
- * Where both offsets and the length are below 4 GiB (nearly always) their
- * sums cannot wrap: one OR and two compares decide; otherwise the full
- * check does.
+ * The full check, sums taken without wrap-around: the connection's fast
+ * path (conn.c, rdma_op()) decides the common case, offsets and length
+ * below 4 GiB, itself and comes here with the rest.
  */
 static inline bool
 post_ranges_ok(size_t local_off, size_t local_size, size_t remote_off, size_t remote_size,
 		size_t len)
 {
-	if (likely(((local_off | remote_off | len) >> 32) == 0))
-		return local_off + len <= local_size && remote_off + len <= remote_size;
 	return (len >> 32) == 0 && mr_range_ok(local_off, len, local_size) &&
 		mr_range_ok(remote_off, len, remote_size);
 }
