@@ -11,7 +11,10 @@
  *   allocation of the request is also made to fail once;
  * - active: a connection learns the input from its ESTABLISHED event.
  *
- * After each input every mocked object and heap block must be released.
+ * After each scenario every mocked object and heap block it made must be
+ * released, and after each input all of them. The peer's flush byte, made
+ * for its first connection and kept until rpma_peer_delete(), is made
+ * before the scenarios, so that each starts and ends with it.
  */
 
 #include <string.h>
@@ -19,6 +22,7 @@
 #include "conn_req.h"
 #include "fuzz.h"
 #include "mocks.h"
+#include "peer.h"
 
 #define PDATA_MAX 255	/* rdma_cm's private_data_len is a uint8_t */
 
@@ -192,6 +196,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void) mock_setup(NULL);	/* fresh mocks; the library logs into mock_rec */
 	FUZZ_CHECK(rpma_peer_new(mock_ibv_ctx(), &peer) == 0);
+	const struct rpma_mr_local *flush_dst = NULL;
+	FUZZ_CHECK(peer_flush_dst_get(peer, &flush_dst) == 0 && flush_dst != NULL);
+	peer_flush_dst_put(peer);
 
 	passive_delete(peer, data, len, &mallocs);
 	for (int nth = 1; nth <= mallocs; nth++)
