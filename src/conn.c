@@ -49,6 +49,31 @@ enum conn_handshake {
 	CONN_CLOSED_EARLY,	/* passive: DISCONNECTED came first, the library disconnected */
 };
 
+/*
+ * The extended QP of the native ATOMIC WRITE and FLUSH, asked for once where
+ * the device offers either, and the flush's placement, decided once here: a
+ * flush then ANDs it with a byte of its region (mr.c).
+ */
+static void
+conn_native_init(struct rpma_conn *conn, const struct rpma_peer *peer)
+{
+#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
+	bool atomic = peer_native_atomic_write(peer);
+	unsigned place = peer_native_flush(peer);
+	struct ibv_qp_ex *qpx = (atomic || place) ? ibv_qp_to_qp_ex(conn->qp) : NULL;
+#else
+	(void) conn;
+	(void) peer;
+#endif
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	conn->qpx = atomic ? qpx : NULL;
+#endif
+#ifdef HAVE_IBV_FLUSH
+	conn->flush_qpx = place ? qpx : NULL;
+	conn->flush_place = qpx ? place : 0;
+#endif
+}
+
 int
 conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 {
@@ -70,23 +95,7 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	conn->qp = parts->id->qp;
 	conn->handshake = parts->passive ? CONN_WAITING : CONN_UP;
 	conn->flush_types = 1u << RPMA_FLUSH_TYPE_VISIBILITY;
-#if defined(HAVE_IBV_ATOMIC_WRITE) || defined(HAVE_IBV_FLUSH)
-	/* one extended QP for both native operations, asked for once */
-	struct ibv_qp_ex *qpx = NULL;
-	if (peer_native_atomic_write(parts->peer) || peer_native_flush(parts->peer))
-		qpx = ibv_qp_to_qp_ex(conn->qp);
-#endif
-#ifdef HAVE_IBV_ATOMIC_WRITE
-	if (peer_native_atomic_write(parts->peer))
-		conn->qpx = qpx;
-#endif
-#ifdef HAVE_IBV_FLUSH
-	/* decided once here: a flush then ANDs this with a byte of its region (mr.c) */
-	if (peer_native_flush(parts->peer)) {
-		conn->flush_qpx = qpx;
-		conn->flush_place = qpx ? peer_native_flush(parts->peer) : 0;
-	}
-#endif
+	conn_native_init(conn, parts->peer);
 	conn->parts = *parts;
 	*conn_ptr = conn;
 	return 0;
