@@ -22,6 +22,11 @@ say() { echo "${0##*/}: $*" >&2; }
 # die_usage MESSAGE: bad usage: MESSAGE and the script's usage, exit 2
 die_usage() { say "$*"; usage >&2; exit 2; }
 
+# number OPTION VALUE: bad usage unless VALUE, OPTION's, is a number
+number() {
+	[[ ${2:-} =~ ^[0-9]+$ ]] || die_usage "$1 wants a number"
+}
+
 # die_env MESSAGE: the environment let the script down: exit 125
 die_env() { say "$*"; exit 125; }
 
