@@ -469,8 +469,10 @@ void
 cq_expect_success(struct rpma_cq *cq, struct ibv_wc *wc)
 {
 	CHECK(cq_next_wc(cq, WAIT_MS, wc), "no completion within %d ms", WAIT_MS);
-	CHECK(wc->status == IBV_WC_SUCCESS, "completion %s status %s", wc_opcode_str(wc->opcode),
-			ibv_wc_status_str(wc->status));
+	/* an error's opcode is not defined: the wr_id tells which operation failed */
+	CHECK(wc->status == IBV_WC_SUCCESS, "completion %s status %s, wr_id %#llx",
+			wc_opcode_str(wc->opcode), ibv_wc_status_str(wc->status),
+			(unsigned long long)wc->wr_id);
 }
 
 void
