@@ -212,7 +212,7 @@ server(void)
 	expect_event(s.ch, RDMA_CM_EVENT_CONNECT_REQUEST, &s.id, NULL, 0);
 	create_queues(&s);
 	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
-#ifdef IBV_ACCESS_FLUSH_GLOBAL
+#ifdef HAVE_IBV_FLUSH
 	if (strcmp(env_or("RPMA_VERBS_MR_ACCESS", "plain"), "flush") == 0)
 		access |= IBV_ACCESS_FLUSH_GLOBAL;
 #endif
