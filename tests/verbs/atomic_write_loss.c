@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * atomic_write_loss.c -- native RDMA ATOMIC WRITE on plain libibverbs and
- * librdmacm, no librpma: does the device serve an ATOMIC WRITE that is
- * sent again (a packet lost, under tc netem) as it serves the first one?
+ * atomic_write_loss.c -- native RDMA ATOMIC WRITE and FLUSH on plain
+ * libibverbs and librdmacm, no librpma: does the device serve an ATOMIC
+ * WRITE or a FLUSH that is sent again (a packet lost, under tc netem) as it
+ * serves the first one?
  *
  * Usage (run-pair's interface): rpma-verbs-atomic-write MODE server
  *                               rpma-verbs-atomic-write MODE client INDEX
  * MODE: atomic_write (native ATOMIC WRITE, then an RDMA READ of the 8
- * bytes), or write (the same with an 8-byte RDMA WRITE: the control).
+ * bytes), write (the same with an 8-byte RDMA WRITE: the control), or,
+ * where rdma-core has it, flush (an 8-byte RDMA WRITE, then a native
+ * FLUSH of it to global visibility, each posted on its own as librpma
+ * posts them, only the FLUSH signaled; the server's region needs
+ * RPMA_VERBS_MR_ACCESS=flush).
  * The server listens on RPMA_TEST_IP:RPMA_TEST_PORT and hands its region's
  * address and rkey over in the private data; the client, connecting to
  * RPMA_TEST_SERVER_IP (or RPMA_TEST_IP), posts RPMA_VERBS_OPS operations
@@ -134,6 +139,9 @@ create_queues(struct side *s)
 		.send_ops_flags = IBV_QP_EX_WITH_ATOMIC_WRITE | IBV_QP_EX_WITH_RDMA_WRITE |
 			IBV_QP_EX_WITH_RDMA_READ,
 	};
+#ifdef HAVE_IBV_FLUSH
+	attr.send_ops_flags |= IBV_QP_EX_WITH_FLUSH;
+#endif
 	if (rdma_create_qp_ex(s->id, &attr))
 		die("rdma_create_qp_ex()");
 	s->buf = aligned_alloc(4096, REGION);
@@ -252,8 +260,42 @@ server(void)
 	return 0;
 }
 
+enum mode { MODE_ATOMIC_WRITE, MODE_WRITE, MODE_FLUSH };
+
+static const char *const mode_names[] = {"ATOMIC WRITE", "RDMA WRITE", "RDMA WRITE + FLUSH"};
+
+/* post operation i of the mode: one work request, or a WRITE and a FLUSH */
+static void
+post_op(struct ibv_qp_ex *qpx, struct side *s, const struct region_info *info,
+		enum mode mode, long i)
+{
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)i;
+	qpx->wr_flags = mode == MODE_FLUSH ? 0 : IBV_SEND_SIGNALED;
+	if (mode == MODE_ATOMIC_WRITE) {
+		ibv_wr_atomic_write(qpx, info->rkey, info->addr + OFFSET, s->buf);
+	} else {
+		/* the work request first, then its data */
+		ibv_wr_rdma_write(qpx, info->rkey, info->addr + OFFSET);
+		ibv_wr_set_sge(qpx, s->mr->lkey, (uint64_t)(uintptr_t)s->buf, sizeof(uint64_t));
+	}
+#ifdef HAVE_IBV_FLUSH
+	if (mode == MODE_FLUSH) {
+		if (ibv_wr_complete(qpx))
+			die("posting operation %ld", i);
+		ibv_wr_start(qpx);
+		qpx->wr_id = (uint64_t)i;
+		qpx->wr_flags = IBV_SEND_SIGNALED;
+		ibv_wr_flush(qpx, info->rkey, info->addr + OFFSET, sizeof(uint64_t),
+				IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
+	}
+#endif
+	if (ibv_wr_complete(qpx))
+		die("posting operation %ld", i);
+}
+
 static int
-client(bool atomic)
+client(enum mode mode)
 {
 	struct side s = {0};
 	struct rdma_addrinfo hints = {.ai_port_space = RDMA_PS_TCP};
@@ -317,26 +359,14 @@ client(bool atomic)
 		uint64_t value = 0x5157000000000000ULL + (uint64_t)i;
 		memcpy(s.buf, &value, sizeof(value));
 		double t0 = now_s();
-		ibv_wr_start(qpx);
-		qpx->wr_id = (uint64_t)i;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
-		if (atomic) {
-			ibv_wr_atomic_write(qpx, info.rkey, info.addr + OFFSET, s.buf);
-		} else {
-			/* the work request first, then its data */
-			ibv_wr_rdma_write(qpx, info.rkey, info.addr + OFFSET);
-			ibv_wr_set_sge(qpx, s.mr->lkey, (uint64_t)(uintptr_t)s.buf, sizeof(value));
-		}
-		if (ibv_wr_complete(qpx))
-			die("posting operation %ld", i);
+		post_op(qpx, &s, &info, mode, i);
 		struct ibv_wc wc = wait_wc(&s);
 		double took = now_s() - t0;
 		if (took > slowest)
 			slowest = took;
 		if (wc.status != IBV_WC_SUCCESS) {
 			printf("operation %ld of %ld (%s): %s after %.3f s\n", i, ops,
-					atomic ? "ATOMIC WRITE" : "RDMA WRITE",
-					ibv_wc_status_str(wc.status), took);
+					mode_names[mode], ibv_wc_status_str(wc.status), took);
 			return 1;
 		}
 		/* read it back: the value must be there */
@@ -358,7 +388,7 @@ client(bool atomic)
 		}
 	}
 	printf("%ld %s operations completed and read back; the slowest took %.3f s\n", ops,
-			atomic ? "ATOMIC WRITE" : "RDMA WRITE", slowest);
+			mode_names[mode], slowest);
 	if (rdma_disconnect(s.id))
 		die("rdma_disconnect()");
 	expect_event(s.ch, RDMA_CM_EVENT_DISCONNECTED, NULL, NULL, 0);
@@ -368,12 +398,23 @@ client(bool atomic)
 int
 main(int argc, char *argv[])
 {
-	if (argc < 3 || (strcmp(argv[1], "atomic_write") != 0 && strcmp(argv[1], "write") != 0)) {
-		fprintf(stderr, "usage: %s atomic_write|write server|client [INDEX]\n", argv[0]);
+	static const char *const modes[] = {"atomic_write", "write", "flush"};
+	int mode = -1;
+
+	for (int m = 0; argc >= 3 && m < 3; m++)
+		if (strcmp(argv[1], modes[m]) == 0)
+			mode = m;
+#ifndef HAVE_IBV_FLUSH
+	if (mode == MODE_FLUSH)
+		mode = -1;
+#endif
+	if (mode < 0) {
+		fprintf(stderr, "usage: %s atomic_write|write|flush server|client [INDEX]\n"
+				"(flush where rdma-core has native FLUSH)\n", argv[0]);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (strcmp(argv[2], "server") == 0)
 		return server();
-	return client(strcmp(argv[1], "atomic_write") == 0);
+	return client((enum mode)mode);
 }
