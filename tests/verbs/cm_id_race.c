@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * cm_id_race.c -- plain librdmacm, no librpma: THREADS threads, each with
- * its own event channel, create and destroy an rdma_cm_id ROUNDS times at
- * once. Nothing is shared between the threads but librdmacm's own table
- * from kernel handles to ids, so any race helgrind reports here is inside
+ * cm_id_race.c -- plain librdmacm, no librpma: 4 threads, each with its
+ * own event channel, create and destroy an rdma_cm_id 200 times at once.
+ * Nothing is shared between the threads but librdmacm's own table from
+ * kernel handles to ids, so any race helgrind reports here is inside
  * librdmacm.
  *
  * The kernel hands a freed id's handle to the next id it creates, and
@@ -12,25 +12,24 @@
  * thread has just set. tests/integration/threads/helgrind.supp says why
  * librpma's tests suppress it.
  *
- * Usage: rpma-verbs-cm-id-race [THREADS [ROUNDS]]   (default 4, 200)
+ * Usage: rpma-verbs-cm-id-race
  * Needs an RDMA device (utils/rxe-vm). Exits 0 when every call succeeded.
  */
 
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <rdma/rdma_cma.h>
 
-#define MAX_THREADS 64
+#define THREADS 4
+#define ROUNDS 200
 
 struct worker {
 	pthread_t thread;
 	pthread_barrier_t *start;
 	struct rdma_event_channel *ch;
-	unsigned rounds;
 	int failed_errno;
 };
 
@@ -41,7 +40,7 @@ churn(void *arg)
 	struct rdma_cm_id *id;
 
 	pthread_barrier_wait(w->start);
-	for (unsigned i = 0; i < w->rounds; i++) {
+	for (unsigned i = 0; i < ROUNDS; i++) {
 		if (rdma_create_id(w->ch, &id, NULL, RDMA_PS_TCP)) {
 			w->failed_errno = errno;
 			return NULL;
@@ -54,35 +53,16 @@ churn(void *arg)
 	return NULL;
 }
 
-static unsigned
-arg_or(int argc, char *argv[], int i, unsigned fallback, unsigned max)
-{
-	char *end;
-	unsigned long v;
-
-	if (argc <= i)
-		return fallback;
-	errno = 0;
-	v = strtoul(argv[i], &end, 10);
-	if (errno || *end || v == 0 || v > max) {
-		fprintf(stderr, "verbs-cm-id-race: bad argument '%s' (1..%u)\n", argv[i], max);
-		exit(2);
-	}
-	return (unsigned)v;
-}
-
 int
-main(int argc, char *argv[])
+main(void)
 {
-	unsigned nthreads = arg_or(argc, argv, 1, 4, MAX_THREADS);
-	unsigned rounds = arg_or(argc, argv, 2, 200, 1000000);
-	struct worker w[MAX_THREADS];
+	struct worker w[THREADS];
 	pthread_barrier_t start;
 	int ret = 0;
 
-	pthread_barrier_init(&start, NULL, nthreads);
-	for (unsigned t = 0; t < nthreads; t++) {
-		w[t] = (struct worker){.start = &start, .rounds = rounds};
+	pthread_barrier_init(&start, NULL, THREADS);
+	for (unsigned t = 0; t < THREADS; t++) {
+		w[t] = (struct worker){.start = &start};
 		w[t].ch = rdma_create_event_channel();
 		if (!w[t].ch) {
 			fprintf(stderr, "verbs-cm-id-race: rdma_create_event_channel: %s\n",
@@ -90,12 +70,12 @@ main(int argc, char *argv[])
 			return 1;
 		}
 	}
-	for (unsigned t = 0; t < nthreads; t++)
+	for (unsigned t = 0; t < THREADS; t++)
 		if (pthread_create(&w[t].thread, NULL, churn, &w[t])) {
 			fprintf(stderr, "verbs-cm-id-race: pthread_create failed\n");
 			return 1;
 		}
-	for (unsigned t = 0; t < nthreads; t++) {
+	for (unsigned t = 0; t < THREADS; t++) {
 		pthread_join(w[t].thread, NULL);
 		if (w[t].failed_errno) {
 			fprintf(stderr, "verbs-cm-id-race: thread %u: %s\n", t,
@@ -106,7 +86,7 @@ main(int argc, char *argv[])
 	}
 	pthread_barrier_destroy(&start);
 	if (!ret)
-		printf("verbs-cm-id-race: %u threads x %u ids created and destroyed\n",
-			nthreads, rounds);
+		printf("verbs-cm-id-race: %d threads x %d ids created and destroyed\n",
+			THREADS, ROUNDS);
 	return ret;
 }
