@@ -262,7 +262,14 @@ server(void)
 
 enum mode { MODE_ATOMIC_WRITE, MODE_WRITE, MODE_FLUSH };
 
-static const char *const mode_names[] = {"ATOMIC WRITE", "RDMA WRITE", "RDMA WRITE + FLUSH"};
+static const struct {
+	const char *arg;	/* on the command line */
+	const char *name;	/* in the client's report */
+} modes[] = {
+	[MODE_ATOMIC_WRITE] = {"atomic_write", "ATOMIC WRITE"},
+	[MODE_WRITE] = {"write", "RDMA WRITE"},
+	[MODE_FLUSH] = {"flush", "RDMA WRITE + FLUSH"},
+};
 
 /* post operation i of the mode: one work request, or a WRITE and a FLUSH */
 static void
@@ -279,19 +286,19 @@ post_op(struct ibv_qp_ex *qpx, struct side *s, const struct region_info *info,
 		ibv_wr_rdma_write(qpx, info->rkey, info->addr + OFFSET);
 		ibv_wr_set_sge(qpx, s->mr->lkey, (uint64_t)(uintptr_t)s->buf, sizeof(uint64_t));
 	}
-#ifdef HAVE_IBV_FLUSH
-	if (mode == MODE_FLUSH) {
-		if (ibv_wr_complete(qpx))
-			die("posting operation %ld", i);
-		ibv_wr_start(qpx);
-		qpx->wr_id = (uint64_t)i;
-		qpx->wr_flags = IBV_SEND_SIGNALED;
-		ibv_wr_flush(qpx, info->rkey, info->addr + OFFSET, sizeof(uint64_t),
-				IBV_FLUSH_GLOBAL, IBV_FLUSH_RANGE);
-	}
-#endif
 	if (ibv_wr_complete(qpx))
 		die("posting operation %ld", i);
+#ifdef HAVE_IBV_FLUSH
+	if (mode != MODE_FLUSH)
+		return;
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)i;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_flush(qpx, info->rkey, info->addr + OFFSET, sizeof(uint64_t), IBV_FLUSH_GLOBAL,
+			IBV_FLUSH_RANGE);
+	if (ibv_wr_complete(qpx))
+		die("posting the FLUSH of operation %ld", i);
+#endif
 }
 
 static int
@@ -366,7 +373,7 @@ client(enum mode mode)
 			slowest = took;
 		if (wc.status != IBV_WC_SUCCESS) {
 			printf("operation %ld of %ld (%s): %s after %.3f s\n", i, ops,
-					mode_names[mode], ibv_wc_status_str(wc.status), took);
+					modes[mode].name, ibv_wc_status_str(wc.status), took);
 			return 1;
 		}
 		/* read it back: the value must be there */
@@ -388,7 +395,7 @@ client(enum mode mode)
 		}
 	}
 	printf("%ld %s operations completed and read back; the slowest took %.3f s\n", ops,
-			mode_names[mode], slowest);
+			modes[mode].name, slowest);
 	if (rdma_disconnect(s.id))
 		die("rdma_disconnect()");
 	expect_event(s.ch, RDMA_CM_EVENT_DISCONNECTED, NULL, NULL, 0);
@@ -398,11 +405,10 @@ client(enum mode mode)
 int
 main(int argc, char *argv[])
 {
-	static const char *const modes[] = {"atomic_write", "write", "flush"};
 	int mode = -1;
 
-	for (int m = 0; argc >= 3 && m < 3; m++)
-		if (strcmp(argv[1], modes[m]) == 0)
+	for (int m = 0; argc >= 3 && m < (int)(sizeof(modes) / sizeof(modes[0])); m++)
+		if (strcmp(argv[1], modes[m].arg) == 0)
 			mode = m;
 #ifndef HAVE_IBV_FLUSH
 	if (mode == MODE_FLUSH)
