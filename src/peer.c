@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "fault.h"
 #include "flush.h"
@@ -25,6 +26,17 @@ _Static_assert(PEER_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL &&
 		PEER_ACCESS_FLUSH_PERSISTENT == IBV_ACCESS_FLUSH_PERSISTENT,
 		"the kernel ABI values peer.h names are rdma-core's");
 #endif
+
+/*
+ * The vendor id soft-RoCE (rxe) reports. Its responder answers a native
+ * ATOMIC WRITE sent again with a remote access error (seen on Linux 6.12;
+ * doc/FAILURES.md), so one lost packet breaks the connection: on rxe the
+ * library writes atomically with the inline write unless asked for it.
+ * (Its native FLUSH fails so too, but a server on librpma 1.3 grants no
+ * read right for the read after the writes to take its place.)
+ */
+#define RXE_VENDOR_ID 0xffffff
+#define RXE_NATIVE_ENV "RPMA_RXE_NATIVE"
 
 /* an RDMA write of up to this many bytes goes inline (the atomic write fallback) */
 #define MAX_INLINE_DATA 8
@@ -58,6 +70,17 @@ flush_caps_str(unsigned caps)
 	return str[caps & (PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT)];
 }
 
+#ifdef HAVE_IBV_ATOMIC_WRITE
+/* whether a native ATOMIC WRITE the device offers may be posted */
+static bool
+peer_posts_native_atomic(const struct ibv_device_attr_ex *attr)
+{
+	const char *env = getenv(RXE_NATIVE_ENV);
+
+	return attr->orig_attr.vendor_id != RXE_VENDOR_ID || (env && strcmp(env, "1") == 0);
+}
+#endif
+
 static int
 peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 {
@@ -73,6 +96,11 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 	peer->odp_capable = utils_odp_capable(&attr);
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	peer->native_atomic_write = (caps & DEVICE_CAP_ATOMIC_WRITE) != 0;
+	if (peer->native_atomic_write && !peer_posts_native_atomic(&attr)) {
+		RPMA_LOG_NOTICE("soft-RoCE: native ATOMIC WRITE not posted, as it does not "
+				"survive a retransmission (%s=1 posts it)", RXE_NATIVE_ENV);
+		peer->native_atomic_write = false;
+	}
 #endif
 	/* the rights are granted whatever this build posts: its peer may post FLUSH */
 	peer->flush_caps = flush_caps_of(caps);

@@ -23,6 +23,7 @@ static struct verbs_context vctx;
 static struct ibv_device device;
 static int odp_capable;
 static uint64_t caps_ex;
+static uint32_t vendor_id;
 static int next_fd;
 static int next_key;
 static struct ibv_cq *cq_events[CQ_EVENTS_MAX];
@@ -130,6 +131,7 @@ op_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex
 			IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 	}
 	attr->device_cap_flags_ex = caps_ex;
+	attr->orig_attr.vendor_id = vendor_id;
 	return 0;
 }
 
@@ -162,6 +164,7 @@ mock_ibverbs_reset(void)
 	vctx.advise_mr = op_advise_mr;
 	odp_capable = 0;
 	caps_ex = 0;
+	vendor_id = 0;
 	next_fd = 100;
 	next_key = 0;
 	cq_events_head = cq_events_tail = 0;
@@ -183,6 +186,12 @@ void
 mock_device_set_caps_ex(uint64_t caps)
 {
 	caps_ex = caps;
+}
+
+void
+mock_device_set_vendor_id(uint32_t id)
+{
+	vendor_id = id;
 }
 
 const char *

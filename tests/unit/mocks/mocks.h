@@ -75,6 +75,7 @@ struct ibv_context *mock_ibv_ctx(void);
 /* what ibv_query_device_ex reports */
 void mock_device_set_odp(int capable);
 void mock_device_set_caps_ex(uint64_t caps);
+void mock_device_set_vendor_id(uint32_t id);
 
 /* queue an event for rdma_get_cm_event (private data is copied) */
 struct rdma_cm_event *mock_cm_event_push(enum rdma_cm_event_type type, struct rdma_cm_id *id,

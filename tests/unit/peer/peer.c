@@ -2,6 +2,7 @@
 /* peer.c -- unit tests of src/peer.c: device query, protection domain, QP attributes */
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "fixtures.h"
 #include "peer.h"
@@ -121,6 +122,52 @@ test_peer_new__flush_caps(void **state)
 #endif
 		assert_int_equal(rpma_peer_delete(&peer), 0);
 	}
+}
+
+#define RXE_VENDOR_ID 0xffffff
+#define CAPS_ALL (DEVICE_CAP_ATOMIC_WRITE | DEVICE_CAP_FLUSH_GLOBAL | DEVICE_CAP_FLUSH_PERSISTENT)
+#define RXE_ENV "RPMA_RXE_NATIVE"
+
+/*
+ * soft-RoCE: no native ATOMIC WRITE unless RPMA_RXE_NATIVE is
+ * "1", FLUSH as anywhere; another vendor's device ignores the variable
+ */
+static void
+test_peer_new__rxe(void **state)
+{
+	(void) state;
+	static const struct { uint32_t vendor; const char *env; bool atomic; } map[] = {
+		{RXE_VENDOR_ID, NULL, false},
+		{RXE_VENDOR_ID, "0", false},
+		{RXE_VENDOR_ID, "", false},
+		{RXE_VENDOR_ID, "11", false},
+		{RXE_VENDOR_ID, "1", true},
+		{0x02c9, NULL, true},
+		{0x02c9, "0", true},
+	};
+	bool atomic = false;
+	unsigned flush = 0;
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	atomic = true;
+#endif
+#ifdef HAVE_IBV_FLUSH
+	flush = PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT;
+#endif
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (map[i].env)
+			assert_int_equal(setenv(RXE_ENV, map[i].env, 1), 0);
+		else
+			assert_int_equal(unsetenv(RXE_ENV), 0);
+		mock_device_set_vendor_id(map[i].vendor);
+		mock_device_set_caps_ex(CAPS_ALL);
+		struct rpma_peer *peer = fx_peer();
+		assert_int_equal(peer_native_atomic_write(peer), map[i].atomic && atomic);
+		assert_int_equal(peer_flush_caps(peer), PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT);
+		assert_int_equal(peer_native_flush(peer), flush);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+	assert_int_equal(unsetenv(RXE_ENV), 0);
 }
 
 /* a QP of a peer posting FLUSH natively can post it through the extended QP */
@@ -342,6 +389,7 @@ main(void)
 		TEST(test_peer_new__success),
 		TEST(test_peer_new__native_atomic_write),
 		TEST(test_peer_new__flush_caps),
+		TEST(test_peer_new__rxe),
 		TEST(test_peer_create_qp__native_flush),
 		TEST(test_peer_delete__invalid),
 		TEST(test_peer_delete__dealloc_fails),
