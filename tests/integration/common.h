@@ -81,6 +81,13 @@ extern int integ_client_index;
  */
 bool on_1x(void);
 
+/*
+ * Whether this library, built with ibv_wr_atomic_write(), posts an atomic
+ * write natively to the device of RPMA_TEST_IP: where it offers ATOMIC
+ * WRITE, on soft-RoCE only with RPMA_RXE_NATIVE=1 (src/peer.c).
+ */
+bool lib_native_atomic_write(void);
+
 /* a note on stdout, prefixed with the role */
 __attribute__((format(printf, 1, 2)))
 void note(const char *fmt, ...);
