@@ -69,19 +69,21 @@ usage_to_access(const struct rpma_peer *peer, int usage)
  * The usage a region's descriptor shows: the caller's, plus
  * RPMA_MR_USAGE_READ_SRC where a flush usage lacks the rights of the native
  * FLUSH a peer would post for it (a device without FLUSH, or rights refused,
- * as rxe refuses persistence on DRAM). The region has the read right of a
+ * as rxe refuses persistence on DRAM), or where the device fails a native
+ * FLUSH sent again (rxe, see peer.c). The region has the read right of a
  * flush usage, so the bit says what was granted, and a client of this
  * library then flushes by a read instead of a FLUSH the responder would
  * refuse with a remote access error (see librpma(7)).
  */
 static int
-usage_granted(int usage, int access)
+usage_granted(const struct rpma_peer *peer, int usage, int access)
 {
 	bool global = (access & PEER_ACCESS_FLUSH_GLOBAL) != 0;
 	bool persistent = (access & PEER_ACCESS_FLUSH_PERSISTENT) != 0;
 
 	if (((usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY) && !global) ||
-			((usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !persistent))
+			((usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT) && !persistent) ||
+			((usage & USAGE_FLUSH) && !peer_invites_native_flush(peer)))
 		return usage | RPMA_MR_USAGE_READ_SRC;
 	return usage;
 }
@@ -110,7 +112,7 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	mr->size = size;
 	mr->lkey = mr->ibv_mr->lkey;
 	mr->usage = usage;
-	mr->desc_usage = usage_granted(usage, access);
+	mr->desc_usage = usage_granted(peer, usage, access);
 	*mr_ptr = mr;
 	return 0;
 }

@@ -29,11 +29,13 @@ _Static_assert(PEER_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL &&
 
 /*
  * The vendor id soft-RoCE (rxe) reports. Its responder answers a native
- * ATOMIC WRITE sent again with a remote access error (seen on Linux 6.12;
- * doc/FAILURES.md), so one lost packet breaks the connection: on rxe the
- * library writes atomically with the inline write unless asked for it.
- * (Its native FLUSH fails so too, but a server on librpma 1.3 grants no
- * read right for the read after the writes to take its place.)
+ * ATOMIC WRITE or FLUSH it receives again with a remote access error
+ * (seen on Linux 6.12; doc/FAILURES.md), so one lost or late packet breaks
+ * the connection. On rxe, unless asked for them, the library writes
+ * atomically with the inline write, and the descriptors of its regions
+ * ask a peer to flush them by a read (mr.c): of the two sides, only the
+ * responder knows its device, and a peer on librpma 1.3 may need the
+ * native FLUSH, granting no read right to take its place.
  */
 #define RXE_VENDOR_ID 0xffffff
 #define RXE_NATIVE_ENV "RPMA_RXE_NATIVE"
@@ -47,6 +49,7 @@ struct rpma_peer {
 	bool native_atomic_write;
 	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
 	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
+	bool native_flush_invited;	/* descriptors leave a peer free to post FLUSH */
 
 	/* connections are made from several threads at once: the flush byte's lock */
 	pthread_mutex_t flush_lock;
@@ -70,16 +73,24 @@ flush_caps_str(unsigned caps)
 	return str[caps & (PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT)];
 }
 
-#ifdef HAVE_IBV_ATOMIC_WRITE
-/* whether a native ATOMIC WRITE the device offers may be posted */
+/* whether the native operations rxe fails when sent again are wanted */
 static bool
-peer_posts_native_atomic(const struct ibv_device_attr_ex *attr)
+peer_native_wanted(const struct ibv_device_attr_ex *attr)
 {
-	const char *env = getenv(RXE_NATIVE_ENV);
+	if (attr->orig_attr.vendor_id != RXE_VENDOR_ID)
+		return true;
 
-	return attr->orig_attr.vendor_id != RXE_VENDOR_ID || (env && strcmp(env, "1") == 0);
+	const char *env = getenv(RXE_NATIVE_ENV);
+	if (env && strcmp(env, "1") == 0)
+		return true;
+
+	if (attr->device_cap_flags_ex & (DEVICE_CAP_ATOMIC_WRITE | DEVICE_CAP_FLUSH_GLOBAL |
+			DEVICE_CAP_FLUSH_PERSISTENT))
+		RPMA_LOG_NOTICE("soft-RoCE: no native ATOMIC WRITE posted, regions shown to be "
+				"flushed by a read, as rxe fails either native operation sent "
+				"again (%s=1 allows them)", RXE_NATIVE_ENV);
+	return false;
 }
-#endif
 
 static int
 peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
@@ -93,26 +104,24 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 	}
 
 	uint64_t caps = attr.device_cap_flags_ex;
+	bool wanted = peer_native_wanted(&attr);
 	peer->odp_capable = utils_odp_capable(&attr);
 #ifdef HAVE_IBV_ATOMIC_WRITE
-	peer->native_atomic_write = (caps & DEVICE_CAP_ATOMIC_WRITE) != 0;
-	if (peer->native_atomic_write && !peer_posts_native_atomic(&attr)) {
-		RPMA_LOG_NOTICE("soft-RoCE: native ATOMIC WRITE not posted, as it does not "
-				"survive a retransmission (%s=1 posts it)", RXE_NATIVE_ENV);
-		peer->native_atomic_write = false;
-	}
+	peer->native_atomic_write = wanted && (caps & DEVICE_CAP_ATOMIC_WRITE) != 0;
 #endif
 	/* the rights are granted whatever this build posts: its peer may post FLUSH */
 	peer->flush_caps = flush_caps_of(caps);
+	peer->native_flush_invited = wanted;
 #ifdef HAVE_IBV_FLUSH
 	peer->native_flush = peer->flush_caps;
 #endif
 	RPMA_LOG_INFO("device %s: on-demand paging %s, native ATOMIC WRITE %s, "
-			"FLUSH served %s, native FLUSH posted %s",
+			"FLUSH served %s, native FLUSH invited %s, posted %s",
 			ibv_get_device_name(ibv_ctx->device),
 			peer->odp_capable ? "yes" : "no",
 			peer->native_atomic_write ? "yes" : "no",
-			flush_caps_str(peer->flush_caps), flush_caps_str(peer->native_flush));
+			flush_caps_str(peer->flush_caps), wanted ? "yes" : "no",
+			flush_caps_str(peer->native_flush));
 	return 0;
 }
 
@@ -222,6 +231,12 @@ unsigned
 peer_native_flush(const struct rpma_peer *peer)
 {
 	return peer->native_flush;
+}
+
+bool
+peer_invites_native_flush(const struct rpma_peer *peer)
+{
+	return peer->native_flush_invited;
 }
 
 int

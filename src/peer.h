@@ -29,6 +29,13 @@ unsigned peer_flush_caps(const struct rpma_peer *peer);
 unsigned peer_native_flush(const struct rpma_peer *peer);
 
 /*
+ * Whether the descriptors of this peer's regions leave a peer free to post
+ * a native FLUSH; if not (rxe, src/peer.c), a flush usage's descriptor
+ * shows RPMA_MR_USAGE_READ_SRC, which this library flushes by a read.
+ */
+bool peer_invites_native_flush(const struct rpma_peer *peer);
+
+/*
  * The region a read-after-write flush on a connection of the peer reads
  * into: one for all of them, registered when the first connection asks for
  * it and kept, once no connection holds it, until rpma_peer_delete() (as a

@@ -111,20 +111,35 @@ on_1x(void)
 #define RXE_VENDOR_ID 0xffffff
 #define CAP_ATOMIC_WRITE (1ULL << 40)
 
+static void
+device_query(struct ibv_device_attr_ex *attr)
+{
+	struct ibv_context *ctx;
+
+	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
+	CHECK(ibv_query_device_ex(ctx, NULL, attr) == 0, "ibv_query_device_ex() failed");
+}
+
+bool
+rxe_holds_native(void)
+{
+	struct ibv_device_attr_ex attr;
+
+	device_query(&attr);
+	return attr.orig_attr.vendor_id == RXE_VENDOR_ID &&
+			strcmp(env_or("RPMA_RXE_NATIVE", ""), "1") != 0;
+}
+
 bool
 lib_native_atomic_write(void)
 {
 #ifndef HAVE_IBV_ATOMIC_WRITE
 	return false;
 #else
-	struct ibv_context *ctx;
 	struct ibv_device_attr_ex attr;
 
-	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
-	CHECK(ibv_query_device_ex(ctx, NULL, &attr) == 0, "ibv_query_device_ex() failed");
-	bool asked = strcmp(env_or("RPMA_RXE_NATIVE", ""), "1") == 0;
-	return (attr.device_cap_flags_ex & CAP_ATOMIC_WRITE) &&
-			(attr.orig_attr.vendor_id != RXE_VENDOR_ID || asked);
+	device_query(&attr);
+	return (attr.device_cap_flags_ex & CAP_ATOMIC_WRITE) && !rxe_holds_native();
 #endif
 }
 

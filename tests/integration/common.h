@@ -82,9 +82,16 @@ extern int integ_client_index;
 bool on_1x(void);
 
 /*
+ * Whether the library holds back the native operations rxe fails when
+ * sent again (src/peer.c): the device of RPMA_TEST_IP is soft-RoCE and
+ * RPMA_RXE_NATIVE is not 1.
+ */
+bool rxe_holds_native(void);
+
+/*
  * Whether this library, built with ibv_wr_atomic_write(), posts an atomic
  * write natively to the device of RPMA_TEST_IP: where it offers ATOMIC
- * WRITE, on soft-RoCE only with RPMA_RXE_NATIVE=1 (src/peer.c).
+ * WRITE, unless rxe_holds_native().
  */
 bool lib_native_atomic_write(void);
 

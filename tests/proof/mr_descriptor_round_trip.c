@@ -13,7 +13,8 @@
  *   fails) and the remote region has the local region's address, size,
  *   rkey and usage, the usage with RPMA_MR_USAGE_READ_SRC added exactly
  *   where a flush usage lacks the rights of a native FLUSH (a device
- *   without FLUSH, or rights refused: the peer then flushes by a read);
+ *   without FLUSH, or rights refused: the peer then flushes by a read; the
+ *   stub device is not soft-RoCE, on which every flush usage shows it);
  * - no undefined behaviour and, once all is deleted, no leak.
  */
 

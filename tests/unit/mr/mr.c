@@ -2,6 +2,7 @@
 /* mr.c -- unit tests of src/mr.c: registration, descriptors, remote regions, advise */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "fixtures.h"
@@ -380,6 +381,51 @@ test_mr_get_descriptor__usage_granted(void **state)
 	}
 }
 
+/*
+ * rxe fails a native FLUSH sent again: a flush usage's descriptor shows
+ * RPMA_MR_USAGE_READ_SRC there, though the FLUSH rights are granted (a
+ * peer on librpma 1.3 posts FLUSH whatever the descriptor says), unless
+ * RPMA_RXE_NATIVE=1
+ */
+static void
+test_mr_get_descriptor__rxe(void **state)
+{
+	(void) state;
+	static const int RD = RPMA_MR_USAGE_READ_SRC, WR = RPMA_MR_USAGE_WRITE_DST;
+	static const struct { const char *env; int usage; int shown; } map[] = {
+		{NULL, WR | VIS | PERS, WR | VIS | PERS | RD},
+		{NULL, WR | VIS, WR | VIS | RD},
+		{"0", WR | PERS, WR | PERS | RD},
+		{NULL, WR, WR},
+		{NULL, RD | VIS, RD | VIS},
+		{"1", WR | VIS | PERS, WR | VIS | PERS},
+		{"1", WR | VIS, WR | VIS},
+	};
+	int rights = IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL;
+
+	mock_device_set_vendor_id(0xffffff);
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		if (map[i].env)
+			assert_int_equal(setenv("RPMA_RXE_NATIVE", map[i].env, 1), 0);
+		else
+			assert_int_equal(unsetenv("RPMA_RXE_NATIVE"), 0);
+		struct rpma_peer *peer = fx_peer();
+		struct rpma_mr_local *mr = NULL;
+		uint8_t desc[FX_DESC_SIZE];
+
+		mock_calls_reset();
+		assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, map[i].usage, &mr), 0);
+		if (map[i].usage & VIS)
+			assert_int_equal(mock_rec.reg_access[0] & rights, rights);
+		assert_int_equal(rpma_mr_get_descriptor(mr, desc), 0);
+		assert_int_equal(desc[FX_DESC_SIZE - 1], map[i].shown);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+	assert_int_equal(unsetenv("RPMA_RXE_NATIVE"), 0);
+}
+
 static void
 test_mr_get_descriptor__invalid(void **state)
 {
@@ -662,6 +708,7 @@ main(void)
 		TEST(test_mr_get_ptr_size__all),
 		TEST(test_mr_get_descriptor__invalid),
 		TEST(test_mr_get_descriptor__usage_granted),
+		TEST(test_mr_get_descriptor__rxe),
 		TEST(test_mr_descriptor__round_trip),
 		TEST(test_mr_remote_from_descriptor__invalid),
 		TEST(test_mr_remote_from_descriptor__longer_buffer),

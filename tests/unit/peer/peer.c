@@ -129,14 +129,15 @@ test_peer_new__flush_caps(void **state)
 #define RXE_ENV "RPMA_RXE_NATIVE"
 
 /*
- * soft-RoCE: no native ATOMIC WRITE unless RPMA_RXE_NATIVE is
- * "1", FLUSH as anywhere; another vendor's device ignores the variable
+ * soft-RoCE: no native ATOMIC WRITE and no native FLUSH invited unless
+ * RPMA_RXE_NATIVE is "1"; FLUSH served and posted as anywhere; another
+ * vendor's device ignores the variable
  */
 static void
 test_peer_new__rxe(void **state)
 {
 	(void) state;
-	static const struct { uint32_t vendor; const char *env; bool atomic; } map[] = {
+	static const struct { uint32_t vendor; const char *env; bool native; } map[] = {
 		{RXE_VENDOR_ID, NULL, false},
 		{RXE_VENDOR_ID, "0", false},
 		{RXE_VENDOR_ID, "", false},
@@ -162,7 +163,8 @@ test_peer_new__rxe(void **state)
 		mock_device_set_vendor_id(map[i].vendor);
 		mock_device_set_caps_ex(CAPS_ALL);
 		struct rpma_peer *peer = fx_peer();
-		assert_int_equal(peer_native_atomic_write(peer), map[i].atomic && atomic);
+		assert_int_equal(peer_native_atomic_write(peer), map[i].native && atomic);
+		assert_int_equal(peer_invites_native_flush(peer), map[i].native);
 		assert_int_equal(peer_flush_caps(peer), PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT);
 		assert_int_equal(peer_native_flush(peer), flush);
 		assert_int_equal(rpma_peer_delete(&peer), 0);
