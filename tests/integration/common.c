@@ -107,12 +107,11 @@ on_1x(void)
 	return strcmp(env_or("RPMA_TEST_1X", ""), integ_role) == 0;
 }
 
-/* the vendor id of soft-RoCE (rxe); device_cap_flags_ex's ATOMIC WRITE bit */
+/* the vendor id of soft-RoCE (rxe) */
 #define RXE_VENDOR_ID 0xffffff
-#define CAP_ATOMIC_WRITE (1ULL << 40)
 
-static void
-device_query(struct ibv_device_attr_ex *attr)
+void
+test_device_attr(struct ibv_device_attr_ex *attr)
 {
 	struct ibv_context *ctx;
 
@@ -125,7 +124,7 @@ rxe_holds_native(void)
 {
 	struct ibv_device_attr_ex attr;
 
-	device_query(&attr);
+	test_device_attr(&attr);
 	return attr.orig_attr.vendor_id == RXE_VENDOR_ID &&
 			strcmp(env_or("RPMA_RXE_NATIVE", ""), "1") != 0;
 }
@@ -138,7 +137,7 @@ lib_native_atomic_write(void)
 #else
 	struct ibv_device_attr_ex attr;
 
-	device_query(&attr);
+	test_device_attr(&attr);
 	return (attr.device_cap_flags_ex & CAP_ATOMIC_WRITE) && !rxe_holds_native();
 #endif
 }

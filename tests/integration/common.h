@@ -81,6 +81,13 @@ extern int integ_client_index;
  */
 bool on_1x(void);
 
+/* what ibv_query_device_ex() says of the device of RPMA_TEST_IP */
+void test_device_attr(struct ibv_device_attr_ex *attr);
+
+/* device_cap_flags_ex bits of the kernel ABI: FLUSH of both placements, ATOMIC WRITE */
+#define CAP_FLUSH ((1ULL << 38) | (1ULL << 39))
+#define CAP_ATOMIC_WRITE (1ULL << 40)
+
 /*
  * Whether the library holds back the native operations rxe fails when
  * sent again (src/peer.c): the device of RPMA_TEST_IP is soft-RoCE and

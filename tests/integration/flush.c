@@ -133,9 +133,6 @@ flush_types_server(void)
 	CHECK_RET(rpma_peer_delete(&peer));
 }
 
-/* device_cap_flags_ex bits of the kernel ABI: FLUSH of both placement types */
-#define CAP_FLUSH ((1ULL << 38) | (1ULL << 39))
-
 /*
  * The completion a flush of a region whose descriptor does not show
  * RPMA_MR_USAGE_READ_SRC must give: RPMA_TEST_FLUSH=native|read|any, or by
@@ -158,10 +155,8 @@ expected_flush_opcode(struct rpma_peer *peer)
 		return OPCODE_ANY;
 	(void) peer;
 #ifdef HAVE_IBV_FLUSH
-	struct ibv_context *ctx;
 	struct ibv_device_attr_ex attr;
-	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
-	CHECK(ibv_query_device_ex(ctx, NULL, &attr) == 0, "ibv_query_device_ex() failed");
+	test_device_attr(&attr);
 	if ((attr.device_cap_flags_ex & CAP_FLUSH) == CAP_FLUSH)
 		return WC_FLUSH;
 #endif

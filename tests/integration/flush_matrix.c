@@ -408,12 +408,9 @@ fm_cells(struct rpma_peer *peer, int kind, int dw, struct rpma_mr_local *src, ch
 static bool
 device_flush(void)
 {
-	struct ibv_context *ctx;
 	struct ibv_device_attr_ex attr;
-	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
-	CHECK(ibv_query_device_ex(ctx, NULL, &attr) == 0, "ibv_query_device_ex() failed");
-	/* device_cap_flags_ex bits 38 and 39 (kernel ABI): FLUSH global, persistent */
-	return ((attr.device_cap_flags_ex >> 38) & 3) == 3;
+	test_device_attr(&attr);
+	return (attr.device_cap_flags_ex & CAP_FLUSH) == CAP_FLUSH;
 }
 
 /* "CAPS KIND ROW": the device's FLUSH, the kind of memory, the outcomes */
