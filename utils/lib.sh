@@ -187,3 +187,20 @@ shared_fio_tarball() {
 	FIO_SOURCE_TARBALL=$(realpath -- "$dir")
 	export FIO_SOURCE_TARBALL
 }
+
+# acks_drop_start: this host drops every RDMA acknowledgement it sends
+# (a peer's last message then never completes on its side). RoCEv2 is UDP
+# to port 4791, its BTH's first byte (after 20 bytes of IP and 8 of UDP
+# header) the opcode, 0x11 an RC ACK. acks_drop_stop undoes it.
+acks_drop_start() {
+	tc qdisc add dev eth0 clsact &&
+		tc filter add dev eth0 egress protocol ip prio 1 u32 match ip protocol 17 0xff \
+			match ip dport 4791 0xffff match u8 0x11 0xff at 28 action drop
+}
+acks_drop_stop() { tc qdisc del dev eth0 clsact 2>/dev/null; }
+
+# acks_dropped: the acknowledgements acks_drop_start's filter dropped
+acks_dropped() {
+	tc -s filter show dev eth0 egress |
+		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -n 1
+}
