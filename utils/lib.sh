@@ -188,16 +188,52 @@ shared_fio_tarball() {
 	export FIO_SOURCE_TARBALL
 }
 
+# The two-host link's tc tools: a root netem qdisc (handle 1:) and clsact
+# (ingress and egress filters) on eth0, installed by link_install when a
+# host boots (utils/rxe-vm --hosts 2), before rxe0 exists. A qdisc added
+# or removed while rxe sends fails that transmission and its QP, QP1 too
+# (doc/FAILURES.md, "A qdisc swapped under a QP"): later on, only netem's
+# parameters change and filters come and go.
+link_install() {
+	tc qdisc add dev eth0 root handle 1: netem &&
+		tc qdisc add dev eth0 clsact
+}
+
+# link_netem_clear: netem impairs nothing. A netem change keeps every
+# parameter it does not name, so this names them all.
+link_netem_clear() {
+	tc qdisc change dev eth0 root netem delay 0 0 0% loss 0% 0% \
+		duplicate 0% 0% corrupt 0% 0% reorder 0% 0%
+}
+
+# link_netem ARGS...: netem's parameters are ARGS and no others
+link_netem() {
+	link_netem_clear && tc qdisc change dev eth0 root netem "$@"
+}
+
+# link_reset: no impairment and no filter on eth0
+link_reset() {
+	link_netem_clear && tc filter del dev eth0 ingress &&
+		tc filter del dev eth0 egress
+}
+
+# link_intact: true when eth0's qdiscs are the ones link_install put there
+link_intact() {
+	local shown
+	shown=$(tc qdisc show dev eth0) &&
+		[[ $shown == *"qdisc netem 1: root"* && $shown == *"qdisc clsact ffff:"* ]]
+}
+
 # acks_drop_start: this host drops every RDMA acknowledgement it sends
 # (a peer's last message then never completes on its side). RoCEv2 is UDP
 # to port 4791, its BTH's first byte (after 20 bytes of IP and 8 of UDP
-# header) the opcode, 0x11 an RC ACK. acks_drop_stop undoes it.
+# header) the opcode, 0x11 an RC ACK. On link_install's clsact;
+# acks_drop_stop undoes it.
 acks_drop_start() {
-	tc qdisc add dev eth0 clsact &&
-		tc filter add dev eth0 egress protocol ip prio 1 u32 match ip protocol 17 0xff \
-			match ip dport 4791 0xffff match u8 0x11 0xff at 28 action drop
+	tc filter add dev eth0 egress protocol ip prio 1 u32 match ip protocol 17 0xff \
+		match ip dport 4791 0xffff match u8 0x11 0xff at 28 action drop
 }
-acks_drop_stop() { tc qdisc del dev eth0 clsact 2>/dev/null; }
+acks_drop_stop() { tc filter del dev eth0 egress prio 1 2>/dev/null; }
 
 # acks_drop_report: says how many acknowledgements acks_drop_start's
 # filter dropped; false when none (a test that then tested nothing)

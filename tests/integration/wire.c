@@ -22,20 +22,14 @@
 #define W_SEED 71
 
 /*
- * The cut's tools are in place before any connection: on rxe (kernel
- * 6.12) a qdisc grafted or removed on eth0 while a QP sends fails one
- * transmission (send_err), and that moves the QP to the error state, every
- * write flushed. Changing netem's loss and adding or removing a filter
- * does not. run-pair --across-hosts removes both qdiscs when it ends.
+ * The cut uses the qdiscs eth0 has from boot (utils/lib.sh, link_install):
+ * on rxe (kernel 6.12) a qdisc grafted or removed on eth0 while a QP sends
+ * fails one transmission (send_err), and that moves the QP to the error
+ * state, every write flushed. Changing netem's loss and adding or removing
+ * a filter does not. run-pair --across-hosts clears both when it ends.
+ *
+ * Everything host 1 sends or receives on eth0 is dropped from now on.
  */
-static void
-link_prepare(void)
-{
-	shell("tc qdisc replace dev eth0 root netem loss 0% && "
-		"tc qdisc replace dev eth0 ingress");
-}
-
-/* everything host 1 sends or receives on eth0 is dropped from now on */
 static void
 link_cut(void)
 {
@@ -195,7 +189,6 @@ outage_client(void)
 	struct rpma_mr_local *src;
 	CHECK_RET(rpma_mr_reg(peer, buf, W_REGION, RPMA_MR_USAGE_WRITE_SRC |
 			RPMA_MR_USAGE_READ_DST, &src));
-	link_prepare();
 	struct rpma_conn *conn = client_connect(peer, cfg, NULL);
 	struct rpma_mr_remote *dst = server_desc_take(conn, NULL);
 	struct rpma_cq *cq;
@@ -300,13 +293,12 @@ outage_client(void)
  * Drop every RTU this host receives: RoCE v2 (UDP port 4791) to QP 1 (the
  * BTH's destination QP, bytes 5 to 7 after the UDP header), a CM MAD whose
  * attribute is ConnectRTU (0x0014, at byte 16 of the MAD after BTH and
- * DETH). In place before any connection, as the cut's tools.
+ * DETH). In place before any connection.
  */
 static void
 rtu_drop(void)
 {
-	shell("tc qdisc replace dev eth0 ingress && "
-		"tc filter add dev eth0 ingress pref 2 protocol ip u32 "
+	shell("tc filter add dev eth0 ingress pref 2 protocol ip u32 "
 		"match ip protocol 17 0xff match ip dport 4791 0xffff "
 		"match u32 0x00000001 0x00ffffff at 32 match u16 0x0014 0xffff at 64 "
 		"action drop");
