@@ -236,7 +236,7 @@ acks_drop_start() {
 acks_drop_stop() { tc filter del dev eth0 egress prio 1 2>/dev/null; }
 
 # acks_drop_report: says how many acknowledgements acks_drop_start's
-# filter dropped; false when none (a test that then tested nothing)
+# filter dropped; false when none
 acks_drop_report() {
 	local dropped
 	dropped=$(tc -s filter show dev eth0 egress |

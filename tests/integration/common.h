@@ -175,10 +175,16 @@ void conn_close_passive(struct rpma_conn **conn);
  * outstanding) is what the client waits for before it closes: each send's
  * successful completion, unless the client's CLOSED comes first; then
  * disconnect, the rest come back successful or IBV_WC_WR_FLUSH_ERR, and
- * delete.
+ * delete; then expect_unacked_sends().
  */
 void conn_close_passive_after_sends(struct rpma_conn **conn, struct rpma_cq *cq, int sends,
 		const void *ctx);
+/*
+ * server side, after its last SENDs came back, completed of them
+ * successfully: with RPMA_TEST_ACKS_LOST set (run-pair --client-drops-acks)
+ * that must be none
+ */
+void expect_unacked_sends(int completed);
 
 /*
  * One completion from cq, waiting for it at most timeout_ms on the CQ's fd

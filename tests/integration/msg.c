@@ -492,6 +492,7 @@ shared_close_after_send(struct rpma_conn **conn, int fd, const void *ctx)
 			wc_opcode_str(wc.opcode));
 	note("rpma_conn_wait() told the receive CQ and the main CQ apart%s",
 			wc.status == IBV_WC_SUCCESS ? "" : "; the SEND was flushed");
+	expect_unacked_sends(wc.status == IBV_WC_SUCCESS);
 	if (closed)
 		CHECK_RET(rpma_conn_delete(conn));
 	else
