@@ -211,7 +211,7 @@ outage_client(void)
 	const long outage = outage_ms(), bound = retry_bound_ms();
 	size_t posted = 0, done = 0;
 	long t_cut = 0, t_restored = 0, t_error = 0, t_resumed = 0;
-	long t_before_cut = 0, t_before_restore = 0, t_counted = 0;
+	long t_before_cut = 0, t_before_restore = 0;
 	long retries_at_cut = -1, retries = -1;
 	enum ibv_wc_status error = IBV_WC_SUCCESS;
 	while (done < total && error == IBV_WC_SUCCESS) {
@@ -232,10 +232,9 @@ outage_client(void)
 		if (t_cut != 0 && t_restored == 0 && now_ms() - t_cut >= outage) {
 			t_before_restore = now_ms();
 			link_restore();
-			t_restored = now_ms();
 			if (retries_at_cut >= 0)
 				retries = rxe_counter("completer_retry_err") - retries_at_cut;
-			t_counted = now_ms();
+			t_restored = now_ms();
 			note("link restored after %ld ms (the restore's commands took %ld ms)",
 					t_restored - t_cut, t_restored - t_before_restore);
 		}
@@ -264,7 +263,7 @@ outage_client(void)
 		read_back_and_compare(conn, cq, dst, src, buf);
 		note("the region read back is what was written");
 		conn_close_active(&conn);
-		check_timeouts(retries, t_before_restore - t_cut, t_counted - t_before_cut);
+		check_timeouts(retries, t_before_restore - t_cut, t_restored - t_before_cut);
 	} else {
 		CHECK(error == IBV_WC_RETRY_EXC_ERR, "the first failed write: %s, expected %s",
 				ibv_wc_status_str(error), ibv_wc_status_str(IBV_WC_RETRY_EXC_ERR));
