@@ -138,9 +138,39 @@ mount_at() {
 unmount_all() {
 	local dir
 	for dir in "${mounted[@]}"; do
-		umount "$dir" 2>/dev/null || umount -l "$dir" 2>/dev/null || true
+		unmount "$dir"
 	done
 	mounted=()
+}
+
+# unmount DIR: DIR unmounted, lazily when busy
+unmount() {
+	umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || true
+}
+
+# remove_unmounted DIR: DIR removed, after unmounting what is still
+# mounted in it (an umount that failed, a run killed before its EXIT
+# trap); refused while a mount stays there, for rm does not stop at a
+# bind mount of the same file system (not even with --one-file-system):
+# it would empty the folder mounted there
+remove_unmounted() {
+	local dir left
+	while read -r dir; do
+		unmount "$dir"
+	done < <(mounts_under "$1" | sort -r)
+	left=$(mounts_under "$1")
+	if [[ -n $left ]]; then
+		say "not removing $1: still mounted there: ${left//$'\n'/ }"
+		return 1
+	fi
+	rm -rf --one-file-system -- "$1"
+}
+
+# mounts_under DIR: the mount points at DIR or below it, one a line
+mounts_under() {
+	local dir
+	dir=$(realpath -m -- "$1")
+	findmnt -rn -o TARGET | awk -v dir="$dir" '$0 == dir || index($0, dir "/") == 1'
 }
 
 # mount_system ROOT: this machine's /proc, /sys, /dev, /dev/pts and
