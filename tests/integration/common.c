@@ -119,14 +119,20 @@ test_device_attr(struct ibv_device_attr_ex *attr)
 	CHECK(ibv_query_device_ex(ctx, NULL, attr) == 0, "ibv_query_device_ex() failed");
 }
 
+static bool
+rxe_holds(const struct ibv_device_attr_ex *attr)
+{
+	return attr->orig_attr.vendor_id == RXE_VENDOR_ID &&
+			strcmp(env_or("RPMA_RXE_NATIVE", ""), "1") != 0;
+}
+
 bool
 rxe_holds_native(void)
 {
 	struct ibv_device_attr_ex attr;
 
 	test_device_attr(&attr);
-	return attr.orig_attr.vendor_id == RXE_VENDOR_ID &&
-			strcmp(env_or("RPMA_RXE_NATIVE", ""), "1") != 0;
+	return rxe_holds(&attr);
 }
 
 bool
@@ -138,7 +144,7 @@ lib_native_atomic_write(void)
 	struct ibv_device_attr_ex attr;
 
 	test_device_attr(&attr);
-	return (attr.device_cap_flags_ex & CAP_ATOMIC_WRITE) && !rxe_holds_native();
+	return (attr.device_cap_flags_ex & CAP_ATOMIC_WRITE) && !rxe_holds(&attr);
 #endif
 }
 
