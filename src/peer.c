@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * peer.c -- an RDMA device with a protection domain, and what the device
- * can do: On-Demand Paging, native ATOMIC WRITE and native FLUSH.
+ * can do: On-Demand Paging, native ATOMIC WRITE, native FLUSH and memory
+ * windows.
  */
 
 #include <pthread.h>
@@ -50,6 +51,8 @@ struct rpma_peer {
 	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
 	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
 	bool native_flush_invited;	/* descriptors leave a peer free to post FLUSH */
+	bool windows;		/* binds type-2 memory windows (grants) */
+	bool windows_bounded;	/* keeps an access through a window inside its range */
 
 	/* connections are made from several threads at once: the flush byte's lock */
 	pthread_mutex_t flush_lock;
@@ -115,13 +118,17 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 #ifdef HAVE_IBV_FLUSH
 	peer->native_flush = peer->flush_caps;
 #endif
+	peer->windows = (attr.orig_attr.device_cap_flags &
+			(IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
+	peer->windows_bounded = attr.orig_attr.vendor_id != RXE_VENDOR_ID;
 	RPMA_LOG_INFO("device %s: on-demand paging %s, native ATOMIC WRITE %s, "
-			"FLUSH served %s, native FLUSH invited %s, posted %s",
+			"FLUSH served %s, native FLUSH invited %s, posted %s, "
+			"type-2 memory windows %s",
 			ibv_get_device_name(ibv_ctx->device),
 			peer->odp_capable ? "yes" : "no",
 			peer->native_atomic_write ? "yes" : "no",
 			flush_caps_str(peer->flush_caps), wanted ? "yes" : "no",
-			flush_caps_str(peer->native_flush));
+			flush_caps_str(peer->native_flush), peer->windows ? "yes" : "no");
 	return 0;
 }
 
@@ -239,6 +246,18 @@ peer_invites_native_flush(const struct rpma_peer *peer)
 	return peer->native_flush_invited;
 }
 
+bool
+peer_windows(const struct rpma_peer *peer)
+{
+	return peer->windows;
+}
+
+bool
+peer_windows_bounded(const struct rpma_peer *peer)
+{
+	return peer->windows_bounded;
+}
+
 int
 peer_flush_dst_get(struct rpma_peer *peer, const struct rpma_mr_local **dst_ptr)
 {
@@ -338,6 +357,9 @@ qp_attr_send_ops(const struct rpma_peer *peer, struct ibv_qp_init_attr_ex *attr)
 #endif
 	if (ops == 0)
 		return;
+	/* a grant binds its window on the QP (mw.c) */
+	if (peer->windows)
+		ops |= IBV_QP_EX_WITH_BIND_MW;
 	attr->comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	attr->send_ops_flags = ops | IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;

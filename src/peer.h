@@ -35,6 +35,17 @@ unsigned peer_native_flush(const struct rpma_peer *peer);
  */
 bool peer_invites_native_flush(const struct rpma_peer *peer);
 
+/* whether the device binds type-2 memory windows, which grants are (mw.c) */
+bool peer_windows(const struct rpma_peer *peer);
+
+/*
+ * Whether the device refuses an access through a window outside the
+ * window's range. rxe does not: it checks the range of the window's region
+ * only (check_rkey() in the kernel's rxe_resp.c), so on rxe a window is
+ * bound over a registration of its own range (mw.c).
+ */
+bool peer_windows_bounded(const struct rpma_peer *peer);
+
 /*
  * The region a read-after-write flush on a connection of the peer reads
  * into: one for all of them, registered when the first connection asks for

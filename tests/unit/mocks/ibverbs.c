@@ -23,6 +23,7 @@ static struct verbs_context vctx;
 static struct ibv_device device;
 static int odp_capable;
 static uint64_t caps_ex;
+static uint64_t caps;
 static uint32_t vendor_id;
 static int next_fd;
 static int next_key;
@@ -131,6 +132,7 @@ op_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex
 			IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 	}
 	attr->device_cap_flags_ex = caps_ex;
+	attr->orig_attr.device_cap_flags = (unsigned)caps;
 	attr->orig_attr.vendor_id = vendor_id;
 	return 0;
 }
@@ -148,6 +150,29 @@ op_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags
 	return 0;
 }
 
+static struct ibv_mw *
+op_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type)
+{
+	mock_rec.mw.type = type;
+	PLANNED_NULL(ibv_alloc_mw);
+	struct ibv_mw *mw = mock_obj_new(sizeof(*mw));
+	mw->context = pd->context;
+	mw->pd = pd;
+	mw->type = type;
+	mw->rkey = 0x3000 + (uint32_t)next_key++ * 0x100;
+	mock_rec.mw.allocs++;
+	return mw;
+}
+
+static int
+op_dealloc_mw(struct ibv_mw *mw)
+{
+	PLANNED_INT(ibv_dealloc_mw);
+	mock_rec.mw.deallocs++;
+	mock_obj_free(mw);
+	return 0;
+}
+
 void
 mock_ibverbs_reset(void)
 {
@@ -162,8 +187,11 @@ mock_ibverbs_reset(void)
 	vctx.context.ops.post_srq_recv = op_post_srq_recv;
 	vctx.query_device_ex = op_query_device_ex;
 	vctx.advise_mr = op_advise_mr;
+	vctx.context.ops.alloc_mw = op_alloc_mw;
+	vctx.context.ops.dealloc_mw = op_dealloc_mw;
 	odp_capable = 0;
 	caps_ex = 0;
+	caps = 0;
 	vendor_id = 0;
 	next_fd = 100;
 	next_key = 0;
@@ -186,6 +214,12 @@ void
 mock_device_set_caps_ex(uint64_t caps)
 {
 	caps_ex = caps;
+}
+
+void
+mock_device_set_caps(uint64_t c)
+{
+	caps = c;
 }
 
 void

@@ -26,7 +26,7 @@
 	X(ibv_create_cq) X(ibv_destroy_cq) X(ibv_req_notify_cq) X(ibv_poll_cq) \
 	X(ibv_get_cq_event) X(ibv_ack_cq_events) \
 	X(ibv_alloc_pd) X(ibv_dealloc_pd) X(ibv_query_device_ex) \
-	X(ibv_reg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) \
+	X(ibv_reg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) X(ibv_alloc_mw) X(ibv_dealloc_mw) \
 	X(ibv_create_srq) X(ibv_destroy_srq) \
 	X(ibv_post_send) X(ibv_post_recv) X(ibv_post_srq_recv) \
 	X(ibv_qp_to_qp_ex) X(ibv_wr_complete) \
@@ -76,6 +76,8 @@ struct ibv_context *mock_ibv_ctx(void);
 void mock_device_set_odp(int capable);
 void mock_device_set_caps_ex(uint64_t caps);
 void mock_device_set_vendor_id(uint32_t id);
+/* the device's device_cap_flags (e.g. IBV_DEVICE_MEM_WINDOW_TYPE_2B) */
+void mock_device_set_caps(uint64_t caps);
 
 /* queue an event for rdma_get_cm_event (private data is copied) */
 struct rdma_cm_event *mock_cm_event_push(enum rdma_cm_event_type type, struct rdma_cm_id *id,
@@ -118,6 +120,7 @@ struct mock_record {
 	struct { enum ibv_advise_mr_advice advice; uint32_t flags; struct ibv_sge sge;
 		uint32_t num_sge; } advise;
 	struct ibv_srq_init_attr srq_attr;
+	struct { enum ibv_mw_type type; int allocs; int deallocs; } mw;	/* ibv_alloc_mw */
 	int log_count;			/* messages the library logged */
 	char log_last[256];
 	int syslog_count;		/* messages the default function sent to syslog */

@@ -380,6 +380,53 @@ test_peer_create_qp__no_native_atomic(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* where the QP lists its operations, a grant's bind is one of them */
+static void
+test_peer_create_qp__bind_listed(void **state)
+{
+	(void) state;
+	mock_device_set_caps(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	mock_device_set_caps_ex(DEVICE_CAP_ATOMIC_WRITE);
+	struct rpma_peer *peer = fx_peer();
+	struct rdma_cm_id *id = mock_cm_id_new();
+	struct ibv_cq *cq = mock_ibv_cq_new();
+	struct peer_qp_attr qa = { .cq = cq, .sq_size = 5, .rq_size = 6 };
+
+	assert_true(peer_windows(peer));
+	assert_int_equal(peer_create_qp(peer, id, &qa), 0);
+#ifdef HAVE_IBV_ATOMIC_WRITE
+	assert_true(mock_rec.qp_attr.send_ops_flags & IBV_QP_EX_WITH_BIND_MW);
+#else
+	assert_int_equal(mock_rec.qp_attr.send_ops_flags, 0);
+#endif
+	rdma_destroy_qp(id);
+	assert_int_equal(rdma_destroy_id(id), 0);
+	assert_int_equal(ibv_destroy_cq(cq), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* type-2 windows, of either kind; rxe's reach past their range (peer.h) */
+static void
+test_peer_new__windows(void **state)
+{
+	(void) state;
+	static const struct { uint64_t caps; uint32_t vendor; bool windows; bool bounded; } map[] = {
+		{0, 0, false, true},
+		{IBV_DEVICE_MEM_WINDOW, 0, false, true},
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2A, 0, true, true},
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2B, 0x15b3, true, true},
+		{IBV_DEVICE_MEM_WINDOW | IBV_DEVICE_MEM_WINDOW_TYPE_2B, 0xffffff, true, false},
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_caps(map[i].caps);
+		mock_device_set_vendor_id(map[i].vendor);
+		struct rpma_peer *peer = fx_peer();
+		assert_int_equal(peer_windows(peer), map[i].windows);
+		assert_int_equal(peer_windows_bounded(peer), map[i].bounded);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+}
+
 int
 main(void)
 {
@@ -401,6 +448,8 @@ main(void)
 		TEST(test_peer_flush_dst__dereg_fails),
 		TEST(test_peer_create_qp__attributes),
 		TEST(test_peer_create_qp__no_native_atomic),
+		TEST(test_peer_create_qp__bind_listed),
+		TEST(test_peer_new__windows),
 	};
 	return RUN(tests);
 }
