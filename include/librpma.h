@@ -478,6 +478,44 @@ typedef void rpma_log_function(
  */
 int rpma_log_set_function(rpma_log_function *log_function);
 
+/*
+ * grants (symbol version LIBRPMA_1.5; not in librpma 1.x): a part of a
+ * region that the peer of one connection reaches, through that connection
+ * only. Another connection that uses the grant's key, guessed or stolen,
+ * gets a remote access error and no byte. A grant ends with its connection.
+ */
+
+struct rpma_grant;
+
+/*
+ * Register memory that peers reach through grants only: its own key gives
+ * no peer any remote read or write, and it has no descriptor of its own.
+ * usage says what grants of it may carry (RPMA_MR_USAGE_READ_SRC,
+ * _WRITE_DST, _FLUSH_TYPE_*) and how it is used locally.
+ */
+int rpma_mr_reg_for_grants(struct rpma_peer *peer, void *ptr, size_t size, int usage,
+		struct rpma_mr_local **mr_ptr);
+
+/*
+ * Let the peer of conn reach mr[offset, +len) for usage (a subset of mr's
+ * remote usages), through conn only. RPMA_E_NOSUPP where the device binds
+ * no type-2 memory windows.
+ */
+int rpma_grant_new(struct rpma_conn *conn, struct rpma_mr_local *mr, size_t offset,
+		size_t len, int usage, struct rpma_grant **grant_ptr);
+
+/* Revoke the grant (unless its connection is gone) and free it; *grant_ptr becomes NULL. */
+int rpma_grant_delete(struct rpma_grant **grant_ptr);
+
+/* The size of the buffer rpma_grant_get_descriptor() writes. */
+int rpma_grant_get_descriptor_size(const struct rpma_grant *grant, size_t *desc_size);
+
+/*
+ * Serialize the grant for its peer, in the format of a region's
+ * descriptor: the peer rebuilds it with rpma_mr_remote_from_descriptor().
+ */
+int rpma_grant_get_descriptor(const struct rpma_grant *grant, void *desc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,6 +12,7 @@
 #include "conn.h"
 #include "cq.h"
 #include "log.h"
+#include "mw.h"
 #include "peer.h"
 #include "peer_cfg.h"
 #include "post.h"
@@ -28,6 +29,7 @@ struct rpma_conn {
 
 	int handshake;			/* enum conn_handshake, atomic */
 	struct conn_parts parts;
+	struct mw_set *windows;		/* the grants' windows, from the first grant on (atomic) */
 };
 
 /*
@@ -132,7 +134,8 @@ rpma_conn_delete(struct rpma_conn **conn_ptr)
 		return 0;
 
 	struct conn_parts *parts = &conn->parts;
-	int ret = 0;
+	/* before the QP, which a bound window holds on rxe: the grants end with it */
+	int ret = mw_set_delete(&conn->windows);
 	if (conn_parts_release_queues(parts))
 		ret = RPMA_E_PROVIDER;
 	/* after the QP: no flush reads into the byte any more */
@@ -146,6 +149,41 @@ rpma_conn_delete(struct rpma_conn **conn_ptr)
 	free(conn);
 	*conn_ptr = NULL;
 	return ret;
+}
+
+struct ibv_qp *
+conn_qp(const struct rpma_conn *conn)
+{
+	return conn->qp;
+}
+
+struct rpma_peer *
+conn_peer(const struct rpma_conn *conn)
+{
+	return conn->parts.peer;
+}
+
+int
+conn_windows(struct rpma_conn *conn, struct mw_set **set_ptr)
+{
+	struct mw_set *set = __atomic_load_n(&conn->windows, __ATOMIC_ACQUIRE);
+	if (set) {
+		*set_ptr = set;
+		return 0;
+	}
+
+	int ret = mw_set_new(&set);
+	if (ret)
+		return ret;
+	struct mw_set *none = NULL;
+	if (!__atomic_compare_exchange_n(&conn->windows, &none, set, false, __ATOMIC_ACQ_REL,
+			__ATOMIC_ACQUIRE)) {
+		/* another thread's first grant made the set: none holds it */
+		(void) mw_set_delete(&set);
+		set = none;
+	}
+	*set_ptr = set;
+	return 0;
 }
 
 static enum rpma_conn_event

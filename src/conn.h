@@ -24,6 +24,18 @@ struct conn_parts {
 /* Build a connection from parts; on failure the caller still owns parts. */
 int conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr);
 
+/* the connection's QP, and the peer it was made on */
+struct ibv_qp *conn_qp(const struct rpma_conn *conn);
+struct rpma_peer *conn_peer(const struct rpma_conn *conn);
+
+struct mw_set;
+
+/*
+ * The set of the windows of the connection's grants (mw.h), made at the
+ * first call; rpma_conn_delete() revokes what is left in it.
+ */
+int conn_windows(struct rpma_conn *conn, struct mw_set **set_ptr);
+
 /* Release the QP, the CQs and the shared channel of parts (not the id); NULL-safe. */
 int conn_parts_release_queues(struct conn_parts *parts);
 

@@ -21,7 +21,7 @@
 #include "mr.h"
 #include "peer.h"
 
-#define DESC_SIZE	21
+#define DESC_SIZE	MR_DESC_SIZE
 #define DESC_ADDR	0
 #define DESC_LENGTH	8
 #define DESC_RKEY	16
@@ -34,26 +34,26 @@
 
 #define USAGE_FLUSH (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
 
+/* usages under which the peer reaches the memory: what a grant may carry */
+#define USAGE_REMOTE (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST | USAGE_FLUSH)
+
 /* usages under which the NIC writes into local memory */
 #define USAGE_LOCAL_WRITE (RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_DST | \
 		RPMA_MR_USAGE_RECV)
 
 /*
- * The least access each usage needs: the peer gets no right it was not
- * given. A flush usage gives the read right of a read-after-write flush
- * (every librpma peer can post one) and, where the device serves FLUSH,
+ * The remote rights of usage: the peer gets no right it was not given. A
+ * flush usage gives the read right of a read-after-write flush (every
+ * librpma peer can post one) and, for the placements in caps (PEER_FLUSH_*),
  * the rights of the native FLUSH a peer may post instead (librpma 1.3 posts
  * one where it can): GLOBAL for either type, as a visibility flush of a
  * persistent-only region may be posted as either placement.
  */
 static int
-usage_to_access(const struct rpma_peer *peer, int usage)
+remote_access(int usage, unsigned caps)
 {
 	int access = 0;
-	unsigned caps = peer_flush_caps(peer);
 
-	if (usage & USAGE_LOCAL_WRITE)
-		access |= IBV_ACCESS_LOCAL_WRITE;
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
 		access |= IBV_ACCESS_REMOTE_WRITE;
 	if (usage & (RPMA_MR_USAGE_READ_SRC | USAGE_FLUSH))
@@ -65,18 +65,47 @@ usage_to_access(const struct rpma_peer *peer, int usage)
 	return access;
 }
 
+/* the least access each usage needs, with the FLUSH rights the device serves */
+static int
+usage_to_access(const struct rpma_peer *peer, int usage)
+{
+	int access = remote_access(usage, peer_flush_caps(peer));
+
+	if (usage & USAGE_LOCAL_WRITE)
+		access |= IBV_ACCESS_LOCAL_WRITE;
+	return access;
+}
+
 /*
- * The usage a region's descriptor shows: the caller's, plus
- * RPMA_MR_USAGE_READ_SRC where a flush usage lacks the rights of the native
- * FLUSH a peer would post for it (a device without FLUSH, or rights refused,
- * as rxe refuses persistence on DRAM), or where the device fails a native
- * FLUSH sent again (rxe, see peer.c). The region has the read right of a
- * flush usage, so the bit says what was granted, and a client of this
- * library then flushes by a read instead of a FLUSH the responder would
- * refuse with a remote access error (see librpma(7)).
+ * A region registered for grants has no remote read or write right of its
+ * own: every QP of the protection domain may use a region's rights with its
+ * key, and the key is easy to guess. It has what a window bound over it
+ * needs: the right to bind one (where the device binds them), the local
+ * write right a writable window needs (IBTA C10-74; usage_to_access() gives
+ * it to a write destination), and the FLUSH rights of its usages, which move
+ * no byte and tell what a window over it may be given.
  */
 static int
-usage_granted(const struct rpma_peer *peer, int usage, int access)
+grants_access(const struct rpma_peer *peer, int usage)
+{
+	int access = usage_to_access(peer, usage) &
+		~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+
+	return peer_windows(peer) ? access | IBV_ACCESS_MW_BIND : access;
+}
+
+/*
+ * The usage a descriptor shows (of a region, or of a grant's window): the
+ * caller's, plus RPMA_MR_USAGE_READ_SRC where a flush usage lacks the rights
+ * of the native FLUSH a peer would post for it (a device without FLUSH, or
+ * rights refused, as rxe refuses persistence on DRAM), or where the device
+ * fails a native FLUSH sent again (rxe, see peer.c). The memory has the read
+ * right of a flush usage, so the bit says what was granted, and a client of
+ * this library then flushes by a read instead of a FLUSH the responder would
+ * refuse with a remote access error (see librpma(7)).
+ */
+int
+mr_desc_usage(const struct rpma_peer *peer, int usage, int access)
 {
 	bool global = (access & PEER_ACCESS_FLUSH_GLOBAL) != 0;
 	bool persistent = (access & PEER_ACCESS_FLUSH_PERSISTENT) != 0;
@@ -89,7 +118,19 @@ usage_granted(const struct rpma_peer *peer, int usage, int access)
 }
 
 int
-rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
+mr_window_access(const struct rpma_mr_local *mr, int usage)
+{
+	if (!mr->for_grants || usage == 0 || (usage & ~USAGE_REMOTE) || (usage & ~mr->usage))
+		return -1;
+
+	/* a window gets the FLUSH rights its region was granted (rxe: persistence on PMem only) */
+	unsigned caps = ((mr->access & PEER_ACCESS_FLUSH_GLOBAL) ? PEER_FLUSH_GLOBAL : 0) |
+		((mr->access & PEER_ACCESS_FLUSH_PERSISTENT) ? PEER_FLUSH_PERSISTENT : 0);
+	return remote_access(usage, caps);
+}
+
+static int
+mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage, bool for_grants,
 		struct rpma_mr_local **mr_ptr)
 {
 	if (peer == NULL || ptr == NULL || size == 0 || mr_ptr == NULL)
@@ -101,7 +142,7 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
-	int access = usage_to_access(peer, usage);
+	int access = for_grants ? grants_access(peer, usage) : usage_to_access(peer, usage);
 	int ret = peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
 	if (ret) {
 		free(mr);
@@ -112,9 +153,25 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	mr->size = size;
 	mr->lkey = mr->ibv_mr->lkey;
 	mr->usage = usage;
-	mr->desc_usage = usage_granted(peer, usage, access);
+	mr->desc_usage = mr_desc_usage(peer, usage, access);
+	mr->access = access;
+	mr->for_grants = for_grants;
 	*mr_ptr = mr;
 	return 0;
+}
+
+int
+rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
+		struct rpma_mr_local **mr_ptr)
+{
+	return mr_reg(peer, ptr, size, usage, false, mr_ptr);
+}
+
+int
+rpma_mr_reg_for_grants(struct rpma_peer *peer, void *ptr, size_t size, int usage,
+		struct rpma_mr_local **mr_ptr)
+{
+	return mr_reg(peer, ptr, size, usage, true, mr_ptr);
 }
 
 int
@@ -179,21 +236,33 @@ rpma_mr_get_descriptor_size(const struct rpma_mr_local *mr, size_t *desc_size)
 	return 0;
 }
 
+void
+mr_desc_write(void *desc, uint64_t addr, uint64_t length, uint32_t rkey, int usage)
+{
+	uint8_t *d = desc;
+
+	addr = htole64(addr);
+	length = htole64(length);
+	rkey = htole32(rkey);
+	memcpy(d + DESC_ADDR, &addr, sizeof(addr));
+	memcpy(d + DESC_LENGTH, &length, sizeof(length));
+	memcpy(d + DESC_RKEY, &rkey, sizeof(rkey));
+	d[DESC_USAGE] = (uint8_t)usage;
+}
+
 int
 rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc)
 {
 	if (mr == NULL || desc == NULL)
 		return RPMA_E_INVAL;
+	if (mr->for_grants) {
+		RPMA_LOG_ERROR("a region registered for grants lets no peer in by its own "
+				"descriptor: send a grant's (rpma_grant_get_descriptor())");
+		return RPMA_E_INVAL;
+	}
 
-	uint8_t *d = desc;
-	uint64_t addr = htole64((uint64_t)(uintptr_t)mr->addr);
-	uint64_t length = htole64((uint64_t)mr->size);
-	uint32_t rkey = htole32(mr->ibv_mr->rkey);
-
-	memcpy(d + DESC_ADDR, &addr, sizeof(addr));
-	memcpy(d + DESC_LENGTH, &length, sizeof(length));
-	memcpy(d + DESC_RKEY, &rkey, sizeof(rkey));
-	d[DESC_USAGE] = (uint8_t)mr->desc_usage;
+	mr_desc_write(desc, (uint64_t)(uintptr_t)mr->addr, (uint64_t)mr->size,
+			mr->ibv_mr->rkey, mr->desc_usage);
 	return 0;
 }
 

@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * api.c -- every public name of librpma.map is referenced here, so a missing
- * one fails the link; at run time the list is compared with the map itself.
+ * one fails the link; at run time the list is compared with the map itself,
+ * version node by version node: librpma 1.x's 84 functions at LIBRPMA_1.0,
+ * the grants at LIBRPMA_1.5.
  */
 
 #include <stdio.h>
 
 #include "fixtures.h"
 
-#define PUBLIC(name) { #name, (void (*)(void))name },
+#define PUBLIC(name) { #name, (void (*)(void))name, "LIBRPMA_1.0" },
+#define PUBLIC_1_5(name) { #name, (void (*)(void))name, "LIBRPMA_1.5" },
 
-static const struct { const char *name; void (*fn)(void); } public_api[] = {
+static const struct {
+	const char *name;
+	void (*fn)(void);
+	const char *version;
+} public_api[] = {
 	PUBLIC(rpma_atomic_write)
 	PUBLIC(rpma_conn_apply_remote_peer_cfg)
 	PUBLIC(rpma_conn_cfg_delete)
@@ -95,26 +102,42 @@ static const struct { const char *name; void (*fn)(void); } public_api[] = {
 	PUBLIC(rpma_utils_ibv_context_is_odp_capable)
 	PUBLIC(rpma_write)
 	PUBLIC(rpma_write_with_imm)
+	PUBLIC_1_5(rpma_grant_delete)
+	PUBLIC_1_5(rpma_grant_get_descriptor)
+	PUBLIC_1_5(rpma_grant_get_descriptor_size)
+	PUBLIC_1_5(rpma_grant_new)
+	PUBLIC_1_5(rpma_mr_reg_for_grants)
 };
 
 #define API_SIZE (sizeof(public_api) / sizeof(public_api[0]))
 
 static const char *map_path;
 
-static int
+/* the version node name is listed under here, or NULL when it is not listed */
+static const char *
 listed(const char *name)
 {
 	for (size_t i = 0; i < API_SIZE; i++)
 		if (strcmp(public_api[i].name, name) == 0)
-			return 1;
-	return 0;
+			return public_api[i].version;
+	return NULL;
+}
+
+static size_t
+count_at(const char *version)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < API_SIZE; i++)
+		n += strcmp(public_api[i].version, version) == 0;
+	return n;
 }
 
 static void
 test_api__all_linked(void **state)
 {
 	(void) state;
-	assert_int_equal(API_SIZE, 84);
+	assert_int_equal(count_at("LIBRPMA_1.0"), 84);
+	assert_int_equal(count_at("LIBRPMA_1.5"), 5);
 	for (size_t i = 0; i < API_SIZE; i++) {
 		assert_non_null(public_api[i].fn);
 		for (size_t j = 0; j < i; j++)
@@ -122,20 +145,25 @@ test_api__all_linked(void **state)
 	}
 }
 
-/* the map exports exactly the names referenced above */
+/* the map exports exactly the names referenced above, each at its version node */
 static void
 test_api__matches_map(void **state)
 {
 	(void) state;
-	char line[256], name[128];
+	char line[256], name[128], node[sizeof("LIBRPMA_") + sizeof(name)] = "";
 	size_t in_map = 0;
 	FILE *map = fopen(map_path, "r");
 
 	assert_non_null(map);
 	while (fgets(line, sizeof(line), map)) {
+		if (sscanf(line, " LIBRPMA_%60[0-9.] {", name) == 1)
+			(void) snprintf(node, sizeof(node), "LIBRPMA_%s", name);
 		if (sscanf(line, " %127[a-z0-9_];", name) == 1 && strncmp(name, "rpma_", 5) == 0) {
-			if (!listed(name))
+			const char *version = listed(name);
+			if (version == NULL)
 				fail_msg("%s is exported but not referenced here", name);
+			if (strcmp(version, node) != 0)
+				fail_msg("%s is exported at %s, expected %s", name, node, version);
 			in_map++;
 		}
 	}

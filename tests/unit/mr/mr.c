@@ -688,11 +688,126 @@ test_mr_advise__provider_errors(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* a region for grants: no remote read or write of its own, the right to bind windows */
+static void
+test_mr_reg_for_grants__access(void **state)
+{
+	(void) state;
+	static const struct { uint64_t caps; uint64_t caps_ex; int usage; int access; } map[] = {
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2B, 0, RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_MW_BIND},
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2B, 0, RPMA_MR_USAGE_WRITE_DST,
+			IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE},
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2B, CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT,
+			RPMA_MR_USAGE_READ_SRC | PERS,
+			IBV_ACCESS_MW_BIND | RIGHTS_FLUSH_GLOBAL | RIGHTS_FLUSH_PERSISTENT},
+		/* local usages as rpma_mr_reg() */
+		{IBV_DEVICE_MEM_WINDOW_TYPE_2B, 0, RPMA_MR_USAGE_RECV | RPMA_MR_USAGE_SEND,
+			IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE},
+		/* a device without windows: the region still serves local use */
+		{0, 0, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_LOCAL_WRITE},
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_caps(map[i].caps);
+		mock_device_set_caps_ex(map[i].caps_ex);
+		struct rpma_peer *peer = fx_peer();
+		struct rpma_mr_local *mr = NULL;
+		mock_calls_reset();
+		assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, map[i].usage, &mr), 0);
+		assert_int_equal(mock_rec.reg_access[0], map[i].access);
+		assert_int_equal(mr->access, map[i].access);
+		assert_true(mr->for_grants);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+}
+
+static void
+test_mr_reg_for_grants__invalid(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = (struct rpma_mr_local *)0x1;
+	int u = RPMA_MR_USAGE_READ_SRC;
+
+	assert_int_equal(rpma_mr_reg_for_grants(NULL, buf, BUF_SIZE, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, NULL, BUF_SIZE, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, 0, u, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, u, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, 0, &mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, 1 << 8, &mr), RPMA_E_INVAL);
+	assert_ptr_equal(mr, (struct rpma_mr_local *)0x1);
+	assert_int_equal(CALLS(ibv_reg_mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* its key lets nobody in: it has no descriptor to hand out */
+static void
+test_mr_reg_for_grants__no_descriptor(void **state)
+{
+	(void) state;
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+	uint8_t desc[FX_DESC_SIZE];
+	size_t size = 0;
+
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr),
+			0);
+	assert_int_equal(rpma_mr_get_descriptor(mr, desc), RPMA_E_INVAL);
+	assert_non_null(strstr(mock_rec.log_last, "rpma_grant_get_descriptor()"));
+	assert_int_equal(rpma_mr_get_descriptor_size(mr, &size), 0);
+	assert_int_equal(size, FX_DESC_SIZE);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* a window's rights: what the usage needs, FLUSH rights as far as the region has them */
+static void
+test_mr_window_access(void **state)
+{
+	(void) state;
+	mock_device_set_caps(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL, *plain = NULL;
+	int all = RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST | VIS | PERS;
+
+	/* persistence refused (rxe on DRAM): the region has the global FLUSH right only */
+	MOCK_FAIL(ibv_reg_mr, 0, EINVAL);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, all | RPMA_MR_USAGE_SEND,
+			&mr), 0);
+	assert_int_equal(mr_window_access(mr, RPMA_MR_USAGE_READ_SRC), IBV_ACCESS_REMOTE_READ);
+	assert_int_equal(mr_window_access(mr, RPMA_MR_USAGE_WRITE_DST), IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(mr_window_access(mr, VIS), IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL);
+	assert_int_equal(mr_window_access(mr, PERS), IBV_ACCESS_REMOTE_READ | RIGHTS_FLUSH_GLOBAL);
+	/* no usage, a local one, one beyond the region's */
+	assert_int_equal(mr_window_access(mr, 0), -1);
+	assert_int_equal(mr_window_access(mr, RPMA_MR_USAGE_SEND), -1);
+	assert_int_equal(mr_window_access(mr, RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_RECV), -1);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC | PERS,
+			&mr), 0);
+	assert_int_equal(mr_window_access(mr, PERS), IBV_ACCESS_REMOTE_READ |
+			RIGHTS_FLUSH_GLOBAL | RIGHTS_FLUSH_PERSISTENT);
+	assert_int_equal(mr_window_access(mr, RPMA_MR_USAGE_WRITE_DST), -1);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	/* a region registered with rpma_mr_reg() gets no window */
+	plain = fx_mr(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(mr_window_access(plain, RPMA_MR_USAGE_READ_SRC), -1);
+	assert_int_equal(rpma_mr_dereg(&plain), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(test_mr_reg__invalid),
+		TEST(test_mr_reg_for_grants__access),
+		TEST(test_mr_reg_for_grants__invalid),
+		TEST(test_mr_reg_for_grants__no_descriptor),
+		TEST(test_mr_window_access),
 		TEST(test_mr_reg__usage_to_access),
 		TEST(test_mr_reg__flush_rights),
 		TEST(test_mr_reg__flush_rights_refused),
