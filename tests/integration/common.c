@@ -65,8 +65,8 @@ integ_main(const struct integ_test *tests, size_t n, const char *env_help, int a
 	bool server = strcmp(argv[2], "server") == 0;
 	if (t == NULL || (!server && strcmp(argv[2], "client") != 0))
 		return usage(argv[0], tests, n, env_help);
-	if (server && t->server == NULL) {
-		fprintf(stderr, "%s has no server\n", t->name);
+	if ((server ? t->server : t->client) == NULL) {
+		fprintf(stderr, "%s has no %s in %s\n", t->name, argv[2], argv[0]);
 		return 2;
 	}
 	integ_role = argv[2];

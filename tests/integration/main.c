@@ -9,18 +9,25 @@
 #include "tests.h"
 
 #define PAIR(name, options) {#name, name##_server, name##_client},
+#define PAIR_1X_LABEL(name, label, options) PAIR(name, options)
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) {#name, NULL, name##_client},
 #define HOSTS(name) {#name, name##_server, name##_client},
 #define DRIVEN(name) HOSTS(name)
+/* their servers are rpma-integ-grant's (grant_main.c) */
+#define GRANT(name, label, options) {#name, NULL, name##_client},
+#define GRANT_1X(name, options) GRANT(name, integration, options)
 static const struct integ_test tests[] = {
 #include "tests.def"
 };
 #undef PAIR
 #undef PAIR_1X
+#undef PAIR_1X_LABEL
 #undef CLIENT
 #undef HOSTS
 #undef DRIVEN
+#undef GRANT
+#undef GRANT_1X
 
 int
 main(int argc, char *argv[])

@@ -5,15 +5,21 @@
 #define INTEG_TESTS_H 1
 
 #define PAIR(name, options) void name##_server(void); void name##_client(void);
+#define PAIR_1X_LABEL(name, label, options) PAIR(name, options)
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) void name##_client(void);
 #define HOSTS(name) void name##_server(void); void name##_client(void);
 #define DRIVEN(name) HOSTS(name)
+#define GRANT(name, label, options) HOSTS(name)
+#define GRANT_1X(name, options) HOSTS(name)
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
+#undef PAIR_1X_LABEL
 #undef CLIENT
 #undef HOSTS
 #undef DRIVEN
+#undef GRANT
+#undef GRANT_1X
 
 #endif /* INTEG_TESTS_H */

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * grant_server.c -- the servers of the grant tests (grant.h, grant.c): they
+ * grant parts of regions registered for grants (LIBRPMA_1.5), hand the
+ * descriptors over in a message and check the memory afterwards.
+ */
+
+#include <string.h>
+
+#include "grant.h"
+#include "tests.h"
+
+/* grant_ops: a page per usage, on PMem and on DRAM, and a last page never granted */
+static const int ops_usages[] = {
+	USAGE_GRANT_ALL,
+	RPMA_MR_USAGE_WRITE_DST,
+	RPMA_MR_USAGE_READ_SRC,
+	RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+	RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
+	RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+	RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
+	USAGE_RW,
+};
+#define OPS_USAGES (sizeof(ops_usages) / sizeof(ops_usages[0]))
+#define OPS_PAGES (OPS_USAGES + 1)
+#define OPS_SIZE (OPS_PAGES * ATTACK_PAGE)
+
+/* as grant.c */
+#define OPS_ATOMIC_OFF 64
+#define OPS_SEED_SERVER(i) (300u + (i))
+#define OPS_SEED_CLIENT(i) (400u + (i))
+
+/* what the server fills page i of memory k with: grant n's seed, the last page's own */
+static uint32_t
+ops_seed(int k, unsigned i)
+{
+	return i < OPS_USAGES ? OPS_SEED_SERVER(k * OPS_USAGES + i) : OPS_SEED_SERVER(100u + k);
+}
+
+/* page i of memory k as the client left it: written (with the atomic bytes), or the server's */
+static void
+ops_check_page(const char *page, int k, unsigned i, bool exercised)
+{
+	char want[ATTACK_PAGE];
+	bool written = exercised && (ops_usages[i] & RPMA_MR_USAGE_WRITE_DST);
+
+	pattern_fill(want, sizeof(want),
+			written ? OPS_SEED_CLIENT(k * OPS_USAGES + i) : ops_seed(k, i), 0);
+	if (written)
+		memcpy(want + OPS_ATOMIC_OFF, "granted!", 8);
+	CHECK(memcmp(page, want, sizeof(want)) == 0, "page %u of memory %d holds other bytes", i,
+			k);
+}
+
+/* the argument checks of the grant calls, on a live connection */
+static void
+ops_refusals(struct rpma_conn *conn, struct rpma_peer *peer, struct rpma_mr_local *mr)
+{
+	struct rpma_grant *g = NULL;
+	char desc[GRANT_DESC_SIZE];
+
+	CHECK_EQ_RET(rpma_mr_get_descriptor(mr, desc), RPMA_E_INVAL);
+	CHECK_EQ_RET(rpma_grant_new(conn, mr, 0, 0, USAGE_RW, &g), RPMA_E_INVAL);
+	CHECK_EQ_RET(rpma_grant_new(conn, mr, OPS_SIZE - 1, 2, USAGE_RW, &g), RPMA_E_INVAL);
+	CHECK_EQ_RET(rpma_grant_new(conn, mr, 0, ATTACK_PAGE, 0, &g), RPMA_E_INVAL);
+	CHECK_EQ_RET(rpma_grant_new(conn, mr, 0, ATTACK_PAGE, RPMA_MR_USAGE_SEND, &g),
+			RPMA_E_INVAL);
+
+	/* a region registered as librpma 1.x registers is refused: its own key lets all in */
+	char *plain_buf = buf_new(ATTACK_PAGE);
+	struct rpma_mr_local *plain;
+	CHECK_RET(rpma_mr_reg(peer, plain_buf, ATTACK_PAGE, USAGE_RW, &plain));
+	CHECK_EQ_RET(rpma_grant_new(conn, plain, 0, ATTACK_PAGE, USAGE_RW, &g), RPMA_E_INVAL);
+	CHECK_RET(rpma_mr_dereg(&plain));
+	free(plain_buf);
+
+	/* a usage the region was not registered for */
+	struct rpma_mr_local *narrow;
+	plain_buf = buf_new(ATTACK_PAGE);
+	CHECK_RET(rpma_mr_reg_for_grants(peer, plain_buf, ATTACK_PAGE, RPMA_MR_USAGE_READ_SRC,
+			&narrow));
+	CHECK_EQ_RET(rpma_grant_new(conn, narrow, 0, ATTACK_PAGE, RPMA_MR_USAGE_WRITE_DST, &g),
+			RPMA_E_INVAL);
+	CHECK_RET(rpma_mr_dereg(&narrow));
+	free(plain_buf);
+	CHECK(g == NULL, "a refused grant wrote its handle");
+}
+
+void
+grant_ops_server(void)
+{
+	struct rpma_peer *peer = peer_open();
+	void *pmem;
+	struct pmem_map *pm = pmem_open(OPS_SIZE, &pmem);
+	char *dram = buf_new(OPS_SIZE);
+	char *mem[2] = {pmem, dram};
+	const uint8_t kind[2] = {GRANT_PMEM, GRANT_DRAM};
+	struct rpma_mr_local *mr[2];
+	for (int m = 0; m < 2; m++) {
+		for (unsigned i = 0; i < OPS_PAGES; i++)
+			pattern_fill(mem[m] + i * ATTACK_PAGE, ATTACK_PAGE, ops_seed(m, i), 0);
+		CHECK_RET(rpma_mr_reg_for_grants(peer, mem[m], OPS_SIZE, USAGE_GRANT_ALL, &mr[m]));
+	}
+	pmem_persist(pm, pmem, OPS_SIZE);
+	struct rpma_peer_cfg *pcfg;
+	CHECK_RET(rpma_peer_cfg_new(&pcfg));
+	CHECK_RET(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true));
+
+	struct grant_msgbuf m;
+	grant_msgbuf_new(peer, &m);
+	struct rpma_ep *ep = ep_open(peer);
+	struct rpma_conn_req *req = ep_next_req(ep, grant_conn_cfg());
+	grant_recv_prep(req, &m);
+	struct rpma_conn *conn = server_accept(&req, NULL);
+	ops_refusals(conn, peer, mr[0]);
+
+	/* the grants, and their descriptors in one message */
+	struct rpma_grant *g[2 * OPS_USAGES];
+	struct grant_msg *out = grant_msg_out(&m);
+	out->kind = GRANT_MSG_DESCS;
+	for (int k = 0; k < 2; k++) {
+		for (unsigned i = 0; i < OPS_USAGES; i++) {
+			unsigned n = out->n++;
+			CHECK_RET(rpma_grant_new(conn, mr[k], i * ATTACK_PAGE, ATTACK_PAGE,
+					ops_usages[i], &g[n]));
+			size_t size;
+			CHECK_RET(rpma_grant_get_descriptor_size(g[n], &size));
+			CHECK(size == GRANT_DESC_SIZE, "a grant's descriptor of %zu bytes", size);
+			CHECK_RET(rpma_grant_get_descriptor(g[n], out->g[n].desc));
+			out->g[n].usage = (uint8_t)ops_usages[i];
+			out->g[n].memory = kind[k];
+		}
+	}
+	size_t len;
+	CHECK_RET(rpma_peer_cfg_get_descriptor_size(pcfg, &len));
+	CHECK_RET(rpma_peer_cfg_get_descriptor(pcfg, out->pcfg));
+	out->pcfg_len = (uint8_t)len;
+	grant_msg_send(conn, &m, sizeof(*out));
+
+	/* the client's work, page by page; the pages never granted unchanged */
+	uint32_t done = grant_msg_wait(conn, &m, GRANT_MSG_DONE)->n;
+	for (int k = 0; k < 2; k++) {
+		for (unsigned i = 0; i < OPS_PAGES; i++) {
+			bool exercised = i < OPS_USAGES && (done & (1u << (k * OPS_USAGES + i)));
+			ops_check_page(mem[k] + i * ATTACK_PAGE, k, i, exercised);
+		}
+	}
+	note("every page as the client left it, none outside the grants changed");
+
+	/* revoked: the client's next read with its key fails */
+	CHECK_RET(rpma_grant_delete(&g[0]));
+	CHECK(g[0] == NULL, "rpma_grant_delete() left the handle set");
+	out = grant_msg_out(&m);
+	out->kind = GRANT_MSG_REVOKED;
+	grant_msg_send(conn, &m, sizeof(*out));
+
+	/* the connection's end revokes the rest; their handles stay to be deleted */
+	conn_close_passive(&conn);
+	for (unsigned n = 1; n < 2 * OPS_USAGES; n++) {
+		CHECK_RET(rpma_grant_delete(&g[n]));
+		CHECK(g[n] == NULL, "rpma_grant_delete() left the handle set");
+	}
+	CHECK_RET(rpma_ep_shutdown(&ep));
+	grant_msgbuf_delete(&m);
+	CHECK_RET(rpma_peer_cfg_delete(&pcfg));
+	for (int k = 0; k < 2; k++)
+		CHECK_RET(rpma_mr_dereg(&mr[k]));
+	free(dram);
+	pmem_close(&pm);
+	CHECK_RET(rpma_peer_delete(&peer));
+}
+
+/* grant_attack: one region for grants, a grant of a page per client */
+
+static void
+grant_pages_reg(struct rpma_peer *peer, char *mem, int usage, struct rpma_mr_local *mr[2])
+{
+	CHECK_RET(rpma_mr_reg_for_grants(peer, mem, 2 * ATTACK_PAGE, usage, &mr[0]));
+	mr[1] = NULL;
+}
+
+static void
+grant_pages_give(struct rpma_conn *conn, struct rpma_mr_local *mr[2], int p, int usage,
+		void **handle, uint8_t *desc)
+{
+	struct rpma_grant *g;
+	CHECK_RET(rpma_grant_new(conn, mr[0], (size_t)p * ATTACK_PAGE, ATTACK_PAGE, usage, &g));
+	CHECK_RET(rpma_grant_get_descriptor(g, desc));
+	*handle = g;
+}
+
+/* after its connection's end: the grant was revoked with it, the handle goes now */
+static void
+grant_pages_take_back(void **handle)
+{
+	struct rpma_grant *g = *handle;
+	CHECK_RET(rpma_grant_delete(&g));
+	CHECK(g == NULL, "rpma_grant_delete() left the handle set");
+	*handle = NULL;
+}
+
+void
+grant_attack_server(void)
+{
+	static const struct attack_pages grants = {
+		grant_pages_reg, grant_pages_give, grant_pages_take_back,
+	};
+	attack_server(&grants);
+}
