@@ -29,12 +29,32 @@ struct conn {
 	struct rpma_mr_local *local;
 	struct rpma_mr_remote *remote;	/* READ_SRC: flushed by a read */
 	struct rpma_mr_remote *flushable;	/* no READ_SRC: a native FLUSH where posted */
+	/* a grant on the connection, as its peer imports it: the same path as a region */
+	struct rpma_mr_local *for_grants;
+	struct rpma_grant *grant;
+	struct rpma_mr_remote *granted;
 };
+
+/* the remote region a peer makes of a grant of buf on c's connection */
+static void
+grant_up(struct conn *c)
+{
+	uint8_t desc[FX_DESC_SIZE];
+
+	assert_int_equal(rpma_mr_reg_for_grants(c->peer, buf, SIZE, RPMA_MR_USAGE_READ_SRC |
+			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+			&c->for_grants), 0);
+	assert_int_equal(rpma_grant_new(c->conn, c->for_grants, 0, SIZE, RPMA_MR_USAGE_WRITE_DST |
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &c->grant), 0);
+	assert_int_equal(rpma_grant_get_descriptor(c->grant, desc), 0);
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &c->granted), 0);
+}
 
 static void
 conn_up(struct conn *c, uint64_t caps)
 {
 	mock_device_set_caps_ex(caps);
+	mock_device_set_caps(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
 	c->peer = fx_peer();
 	c->conn = fx_conn(c->peer, NULL);
 	c->local = fx_mr(c->peer, buf, SIZE, RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |
@@ -44,11 +64,15 @@ conn_up(struct conn *c, uint64_t caps)
 	c->flushable = fx_mr_remote(REMOTE, SIZE, 7, RPMA_MR_USAGE_WRITE_DST |
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	assert_int_equal(rpma_conn_get_cq(c->conn, &c->cq), 0);
+	grant_up(c);
 }
 
 static void
 conn_down(struct conn *c)
 {
+	assert_int_equal(rpma_mr_remote_delete(&c->granted), 0);
+	assert_int_equal(rpma_grant_delete(&c->grant), 0);
+	assert_int_equal(rpma_mr_dereg(&c->for_grants), 0);
 	assert_int_equal(rpma_mr_remote_delete(&c->flushable), 0);
 	assert_int_equal(rpma_mr_remote_delete(&c->remote), 0);
 	assert_int_equal(rpma_mr_dereg(&c->local), 0);
@@ -142,6 +166,52 @@ case_atomic_write_native(struct conn *c)
 	ATOMIC_WRITE_LOOP(c);
 }
 
+/*
+ * The same calls through a grant's remote region (budgets: "= CASE", the
+ * count of the call through a region): one remote region is as another
+ */
+__attribute__((noinline)) static void
+case_grant_write(struct conn *c)
+{
+	for (int i = 0; i < N_CALLS; i++)
+		assert_int_equal(rpma_write(c->conn, c->granted, OFF(i), c->local, OFF(i), 64,
+				ALWAYS, NULL), 0);
+}
+
+__attribute__((noinline)) static void
+case_grant_read(struct conn *c)
+{
+	for (int i = 0; i < N_CALLS; i++)
+		assert_int_equal(rpma_read(c->conn, c->local, OFF(i), c->granted, OFF(i), 64,
+				ALWAYS, NULL), 0);
+}
+
+/* a read where the device serves no FLUSH, a native FLUSH where it does and is posted */
+__attribute__((noinline)) static void
+case_grant_flush_read(struct conn *c)
+{
+	for (int i = 0; i < N_CALLS; i++)
+		assert_int_equal(rpma_flush(c->conn, c->granted, OFF(i), 64,
+				RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, NULL), 0);
+}
+
+__attribute__((noinline)) static void
+case_grant_flush_native(struct conn *c)
+{
+	for (int i = 0; i < N_CALLS; i++)
+		assert_int_equal(rpma_flush(c->conn, c->granted, OFF(i), 64,
+				RPMA_FLUSH_TYPE_VISIBILITY, ALWAYS, NULL), 0);
+}
+
+__attribute__((noinline)) static void
+case_grant_atomic_write(struct conn *c)
+{
+	const char value[8] = "budget!";
+	for (int i = 0; i < N_CALLS; i++)
+		assert_int_equal(rpma_atomic_write(c->conn, c->granted, OFF(i), value, ALWAYS,
+				NULL), 0);
+}
+
 /* half the polls find a completion, half none (RPMA_E_NO_COMPLETION) */
 #define POLL_LOOP(c, n) \
 	do { \
@@ -188,6 +258,10 @@ main(int argc, char *argv[])
 	case_send_with_imm(&c);
 	case_recv(&c);
 	case_atomic_write(&c);
+	case_grant_write(&c);
+	case_grant_read(&c);
+	case_grant_flush_read(&c);
+	case_grant_atomic_write(&c);
 	case_cq_get_wc_one(&c);
 	case_cq_get_wc_batch(&c);
 	conn_down(&c);
@@ -203,9 +277,12 @@ main(int argc, char *argv[])
 #endif
 #ifdef HAVE_IBV_FLUSH
 	case_flush_native(&c);
+	case_grant_flush_native(&c);
 #else
 	(void) case_flush_native;
+	(void) case_grant_flush_native;
 	printf("absent flush_native: built without ibv_wr_flush\n");
+	printf("absent grant_flush_native: built without ibv_wr_flush\n");
 #endif
 	conn_down(&c);
 	printf("calls per case: %d\n", N_CALLS);
