@@ -83,16 +83,12 @@ conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr)
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
-	const struct rpma_mr_local *flush_dst;
-	int ret = peer_flush_dst_get(parts->peer, &flush_dst);
+	/* built once: every read-after-write flush reads into the same byte */
+	int ret = peer_flush_dst_get(parts->peer, &conn->flush_sge);
 	if (ret) {
 		free(conn);
 		return ret;
 	}
-	/* built once: every read-after-write flush reads into the same byte */
-	conn->flush_sge.addr = (uint64_t)(uintptr_t)flush_dst->addr;
-	conn->flush_sge.length = 1;
-	conn->flush_sge.lkey = flush_dst->lkey;
 
 	conn->qp = parts->id->qp;
 	conn->handshake = parts->passive ? CONN_WAITING : CONN_UP;

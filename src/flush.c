@@ -15,7 +15,9 @@
  * The byte has a page of its own: with fork safety (ibv_fork_init(),
  * RDMAV_FORK_SAFE) kernels before 5.13 withhold every registered page from
  * a forked child, and a page shared with the heap would take the child's
- * heap objects with it.
+ * heap objects with it. It is registered here, on the peer's protection
+ * domain, not as a region of mr.c: the peer owns it, and mr.c calls the
+ * peer.
  */
 
 #include <stdlib.h>
@@ -25,18 +27,17 @@
 #include "fault.h"
 #include "flush.h"
 #include "log.h"
-#include "mr.h"
 
 #define RAW_SIZE 1
 
 struct rpma_flush {
 	char *raw;		/* a page of its own, RAW_SIZE bytes registered */
 	size_t raw_page;
-	struct rpma_mr_local *raw_mr;
+	struct ibv_mr *raw_mr;
 };
 
 int
-flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
+flush_new(struct ibv_pd *pd, int access, struct rpma_flush **flush_ptr)
 {
 	struct rpma_flush *flush = FI_PTR(malloc(sizeof(*flush)), ENOMEM);
 	if (flush == NULL)
@@ -53,9 +54,12 @@ flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
 	}
 	flush->raw = page;
 
-	ret = rpma_mr_reg(peer, flush->raw, RAW_SIZE, RPMA_MR_USAGE_READ_DST, &flush->raw_mr);
-	if (ret)
+	flush->raw_mr = FI_PTR(ibv_reg_mr(pd, flush->raw, RAW_SIZE, access), ENOMEM);
+	if (flush->raw_mr == NULL) {
+		RPMA_LOG_PROVIDER(errno, "ibv_reg_mr()");
+		ret = RPMA_E_PROVIDER;
 		goto err_unmap;
+	}
 
 	*flush_ptr = flush;
 	return 0;
@@ -74,15 +78,22 @@ flush_delete(struct rpma_flush **flush_ptr)
 	if (flush == NULL)
 		return 0;
 
-	int ret = mr_dereg_always(&flush->raw_mr);
+	int ret = 0;
+	int err = ibv_dereg_mr(flush->raw_mr);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "ibv_dereg_mr()");
+		ret = RPMA_E_PROVIDER;
+	}
 	(void) munmap(flush->raw, flush->raw_page);
 	free(flush);
 	*flush_ptr = NULL;
 	return ret;
 }
 
-const struct rpma_mr_local *
-flush_dst(const struct rpma_flush *flush)
+void
+flush_dst(const struct rpma_flush *flush, struct ibv_sge *sge)
 {
-	return flush->raw_mr;
+	sge->addr = (uint64_t)(uintptr_t)flush->raw;
+	sge->length = RAW_SIZE;
+	sge->lkey = flush->raw_mr->lkey;
 }

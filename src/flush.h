@@ -8,13 +8,17 @@
 
 struct rpma_flush;
 
-/* Register the byte read-after-write flushes read into (one per peer, peer.c). */
-int flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr);
+/*
+ * Register, on pd with access, the byte read-after-write flushes read into
+ * (one per peer: peer.c holds it and says what access a read's destination
+ * needs).
+ */
+int flush_new(struct ibv_pd *pd, int access, struct rpma_flush **flush_ptr);
 
-/* NULL-safe */
+/* Deregister the byte and free it, even when deregistration fails; NULL-safe. */
 int flush_delete(struct rpma_flush **flush_ptr);
 
-/* The region a flush reads into (post_read_within() of post.h posts the read). */
-const struct rpma_mr_local *flush_dst(const struct rpma_flush *flush);
+/* The scatter entry a flush reads into (post_read_within() of post.h posts the read). */
+void flush_dst(const struct rpma_flush *flush, struct ibv_sge *sge);
 
 #endif /* RPMA_FLUSH_H */

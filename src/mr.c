@@ -196,17 +196,6 @@ rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 }
 
 int
-mr_dereg_always(struct rpma_mr_local **mr_ptr)
-{
-	int ret = rpma_mr_dereg(mr_ptr);
-
-	/* the library's own regions go with the object that owns them, whatever the provider says */
-	free(*mr_ptr);
-	*mr_ptr = NULL;
-	return ret;
-}
-
-int
 rpma_mr_get_ptr(const struct rpma_mr_local *mr, void **ptr)
 {
 	if (mr == NULL || ptr == NULL)

@@ -59,7 +59,4 @@ int mr_window_access(const struct rpma_mr_local *mr, int usage);
  */
 int mr_desc_usage(const struct rpma_peer *peer, int usage, int access);
 
-/* Deregister and free the region even when deregistration fails (returns the failure). */
-int mr_dereg_always(struct rpma_mr_local **mr_ptr);
-
 #endif /* RPMA_MR_H */

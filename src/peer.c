@@ -259,16 +259,16 @@ peer_windows_bounded(const struct rpma_peer *peer)
 }
 
 int
-peer_flush_dst_get(struct rpma_peer *peer, const struct rpma_mr_local **dst_ptr)
+peer_flush_dst_get(struct rpma_peer *peer, struct ibv_sge *sge)
 {
 	int ret = 0;
 
 	(void) pthread_mutex_lock(&peer->flush_lock);
 	if (peer->flush == NULL)
-		ret = flush_new(peer, &peer->flush);
+		ret = flush_new(peer->pd, IBV_ACCESS_LOCAL_WRITE, &peer->flush);
 	if (ret == 0) {
 		peer->flush_users++;
-		*dst_ptr = flush_dst(peer->flush);
+		flush_dst(peer->flush, sge);
 	}
 	(void) pthread_mutex_unlock(&peer->flush_lock);
 	return ret;

@@ -47,13 +47,14 @@ bool peer_windows(const struct rpma_peer *peer);
 bool peer_windows_bounded(const struct rpma_peer *peer);
 
 /*
- * The region a read-after-write flush on a connection of the peer reads
- * into: one for all of them, registered when the first connection asks for
- * it and kept, once no connection holds it, until rpma_peer_delete() (as a
- * raw verbs program keeps one per protection domain). Every successful get
- * is matched by one put, when the connection is gone.
+ * The scatter entry a read-after-write flush on a connection of the peer
+ * reads into: one byte for all of them (flush.c), registered when the first
+ * connection asks for it and kept, once no connection holds it, until
+ * rpma_peer_delete() (as a raw verbs program keeps one per protection
+ * domain). Every successful get is matched by one put, when the connection
+ * is gone.
  */
-int peer_flush_dst_get(struct rpma_peer *peer, const struct rpma_mr_local **dst_ptr);
+int peer_flush_dst_get(struct rpma_peer *peer, struct ibv_sge *sge);
 void peer_flush_dst_put(struct rpma_peer *peer);
 
 /*

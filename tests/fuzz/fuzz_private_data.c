@@ -196,8 +196,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	(void) mock_setup(NULL);	/* fresh mocks; the library logs into mock_rec */
 	FUZZ_CHECK(rpma_peer_new(mock_ibv_ctx(), &peer) == 0);
-	const struct rpma_mr_local *flush_dst = NULL;
-	FUZZ_CHECK(peer_flush_dst_get(peer, &flush_dst) == 0 && flush_dst != NULL);
+	struct ibv_sge flush_dst = {0};
+	FUZZ_CHECK(peer_flush_dst_get(peer, &flush_dst) == 0 && flush_dst.addr != 0);
 	peer_flush_dst_put(peer);
 
 	passive_delete(peer, data, len, &mallocs);

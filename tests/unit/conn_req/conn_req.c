@@ -459,7 +459,6 @@ test_conn_req_connect__steps_fail(void **state)
 	static const struct { enum mock_fn fn; int nth; int ret; int expected; } steps[] = {
 		{MOCK_malloc, 1, 0, RPMA_E_NOMEM},	/* the connection */
 		{MOCK_malloc, 2, 0, RPMA_E_NOMEM},	/* the peer's flush byte */
-		{MOCK_malloc, 3, 0, RPMA_E_NOMEM},	/* the byte's region */
 		{MOCK_ibv_reg_mr, 1, 0, RPMA_E_PROVIDER},
 	};
 	struct rpma_peer *peer = fx_peer();

@@ -7,7 +7,7 @@
 
 #include "fixtures.h"
 #include "flush.h"
-#include "mr.h"
+#include "peer.h"
 
 static void
 test_flush_new__success(void **state)
@@ -16,14 +16,20 @@ test_flush_new__success(void **state)
 	struct rpma_peer *peer = fx_peer();
 	struct rpma_flush *flush = NULL;
 
-	assert_int_equal(flush_new(peer, &flush), 0);
+	struct ibv_sge sge;
+
+	assert_int_equal(flush_new(peer_pd(peer), IBV_ACCESS_LOCAL_WRITE, &flush), 0);
 	assert_non_null(flush);
-	/* its buffer receives RDMA reads: local write only */
+	/* registered with the access the peer says, on its protection domain */
 	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_LOCAL_WRITE);
 	assert_int_equal(mock_rec.reg_length, 1);
 	/* the registered byte starts a page of its own, not one shared with the heap */
 	assert_int_equal((uintptr_t)mock_rec.reg_addr % (uintptr_t)sysconf(_SC_PAGESIZE), 0);
-	assert_ptr_equal(flush_dst(flush)->addr, mock_rec.reg_addr);
+	/* a read of one byte lands in it */
+	flush_dst(flush, &sge);
+	assert_int_equal(sge.addr, (uintptr_t)mock_rec.reg_addr);
+	assert_int_equal(sge.length, 1);
+	assert_int_equal(sge.lkey, 0x1000);
 	assert_int_equal(flush_delete(&flush), 0);
 	assert_null(flush);
 	assert_int_equal(flush_delete(&flush), 0);
@@ -39,13 +45,13 @@ test_flush_new__fails(void **state)
 	struct rpma_flush *flush = NULL;
 
 	MOCK_FAIL(malloc, 0, 0);
-	assert_int_equal(flush_new(peer, &flush), RPMA_E_NOMEM);
-	MOCK_FAIL_NTH(malloc, 2, 0, 0);
-	assert_int_equal(flush_new(peer, &flush), RPMA_E_NOMEM);
+	assert_int_equal(flush_new(peer_pd(peer), IBV_ACCESS_LOCAL_WRITE, &flush), RPMA_E_NOMEM);
 	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
-	assert_int_equal(flush_new(peer, &flush), RPMA_E_PROVIDER);
+	assert_int_equal(flush_new(peer_pd(peer), IBV_ACCESS_LOCAL_WRITE, &flush),
+			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EFAULT);
 	assert_null(flush);
+	/* the page went with the failure: nothing left for the teardown to find */
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
@@ -56,9 +62,9 @@ test_flush_delete__dereg_fails(void **state)
 	struct rpma_peer *peer = fx_peer();
 	struct rpma_flush *flush = NULL;
 
-	assert_int_equal(flush_new(peer, &flush), 0);
+	assert_int_equal(flush_new(peer_pd(peer), IBV_ACCESS_LOCAL_WRITE, &flush), 0);
 	MOCK_FAIL(ibv_dereg_mr, EBUSY, 0);
-	/* the failure is reported, and the flush with its region wrapper is gone */
+	/* the failure is reported, and the flush is gone */
 	assert_int_equal(flush_delete(&flush), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EBUSY);
 	assert_null(flush);

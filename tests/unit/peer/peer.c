@@ -233,19 +233,22 @@ test_peer_flush_dst__shared(void **state)
 {
 	(void) state;
 	struct rpma_peer *peer = fx_peer();
-	const struct rpma_mr_local *a = NULL, *b = NULL;
+	struct ibv_sge a = {0}, b = {0};
 
 	mock_calls_reset();
 	assert_int_equal(peer_flush_dst_get(peer, &a), 0);
 	assert_int_equal(peer_flush_dst_get(peer, &b), 0);
-	assert_non_null(a);
-	assert_ptr_equal(a, b);
+	assert_int_not_equal(a.addr, 0);
+	assert_memory_equal(&a, &b, sizeof(a));
+	/* a read's destination: the device writes it */
+	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_LOCAL_WRITE);
 	assert_int_equal(CALLS(ibv_reg_mr), 1);
 	peer_flush_dst_put(peer);
 	peer_flush_dst_put(peer);
 	/* no connection holds it: kept for the next one */
+	memset(&b, 0, sizeof(b));
 	assert_int_equal(peer_flush_dst_get(peer, &b), 0);
-	assert_ptr_equal(a, b);
+	assert_memory_equal(&a, &b, sizeof(a));
 	assert_int_equal(CALLS(ibv_reg_mr), 1);
 	peer_flush_dst_put(peer);
 	assert_int_equal(CALLS(ibv_dereg_mr), 0);
@@ -260,14 +263,14 @@ test_peer_flush_dst__reg_fails(void **state)
 {
 	(void) state;
 	struct rpma_peer *peer = fx_peer();
-	const struct rpma_mr_local *dst = NULL;
+	struct ibv_sge dst = {0};
 
 	MOCK_FAIL(ibv_reg_mr, 0, EFAULT);
 	assert_int_equal(peer_flush_dst_get(peer, &dst), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EFAULT);
-	assert_null(dst);
+	assert_int_equal(dst.addr, 0);
 	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
-	assert_non_null(dst);
+	assert_int_not_equal(dst.addr, 0);
 	peer_flush_dst_put(peer);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
@@ -278,7 +281,7 @@ test_peer_flush_dst__held_at_delete(void **state)
 {
 	(void) state;
 	struct rpma_peer *peer = fx_peer();
-	const struct rpma_mr_local *dst = NULL;
+	struct ibv_sge dst;
 
 	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
 	mock_calls_reset();
@@ -297,7 +300,7 @@ test_peer_flush_dst__dereg_fails(void **state)
 {
 	(void) state;
 	struct rpma_peer *peer = fx_peer();
-	const struct rpma_mr_local *dst = NULL;
+	struct ibv_sge dst;
 
 	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
 	peer_flush_dst_put(peer);
