@@ -41,6 +41,7 @@ rpma_log_checked_function *rpma_log_function_current(void);
 #define RPMA_LOG_WARNING(...)	RPMA_LOG(RPMA_LOG_LEVEL_WARNING, __VA_ARGS__)
 #define RPMA_LOG_NOTICE(...)	RPMA_LOG(RPMA_LOG_LEVEL_NOTICE, __VA_ARGS__)
 #define RPMA_LOG_INFO(...)	RPMA_LOG(RPMA_LOG_LEVEL_INFO, __VA_ARGS__)
+#define RPMA_LOG_DEBUG(...)	RPMA_LOG(RPMA_LOG_LEVEL_DEBUG, __VA_ARGS__)
 
 /* one line naming the failed provider call; errno is left holding err */
 #define RPMA_LOG_PROVIDER(err, call) \

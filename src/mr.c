@@ -73,6 +73,14 @@ usage_to_access(const struct rpma_peer *peer, int usage)
 
 	if (usage & USAGE_LOCAL_WRITE)
 		access |= IBV_ACCESS_LOCAL_WRITE;
+	if (usage & RPMA_MR_USAGE_READ_DST) {
+		int dst = peer_read_dst_access(peer);
+		if (dst & IBV_ACCESS_REMOTE_WRITE)
+			RPMA_LOG_DEBUG("RPMA_MR_USAGE_READ_DST on an iWARP device: registered with "
+					"IBV_ACCESS_REMOTE_WRITE, as a read's response is placed "
+					"like a write");
+		access |= dst;
+	}
 	return access;
 }
 
@@ -88,8 +96,12 @@ usage_to_access(const struct rpma_peer *peer, int usage)
 static int
 grants_access(const struct rpma_peer *peer, int usage)
 {
-	int access = usage_to_access(peer, usage) &
+	int access = usage_to_access(peer, usage & ~RPMA_MR_USAGE_READ_DST) &
 		~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+
+	/* a read's destination keeps what iWARP needs of it (the caller chose it) */
+	if (usage & RPMA_MR_USAGE_READ_DST)
+		access |= peer_read_dst_access(peer);
 
 	return peer_windows(peer) ? access | IBV_ACCESS_MW_BIND : access;
 }

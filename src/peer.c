@@ -51,6 +51,7 @@ struct rpma_peer {
 	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
 	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
 	bool native_flush_invited;	/* descriptors leave a peer free to post FLUSH */
+	bool iwarp;		/* the transport is iWARP */
 	bool windows;		/* binds type-2 memory windows (grants) */
 	bool windows_bounded;	/* keeps an access through a window inside its range */
 
@@ -118,13 +119,14 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 #ifdef HAVE_IBV_FLUSH
 	peer->native_flush = peer->flush_caps;
 #endif
+	peer->iwarp = ibv_ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	peer->windows = (attr.orig_attr.device_cap_flags &
 			(IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
 	peer->windows_bounded = attr.orig_attr.vendor_id != RXE_VENDOR_ID;
-	RPMA_LOG_INFO("device %s: on-demand paging %s, native ATOMIC WRITE %s, "
+	RPMA_LOG_INFO("device %s (%s): on-demand paging %s, native ATOMIC WRITE %s, "
 			"FLUSH served %s, native FLUSH invited %s, posted %s, "
 			"type-2 memory windows %s",
-			ibv_get_device_name(ibv_ctx->device),
+			ibv_get_device_name(ibv_ctx->device), peer->iwarp ? "iWARP" : "IB/RoCE",
 			peer->odp_capable ? "yes" : "no",
 			peer->native_atomic_write ? "yes" : "no",
 			flush_caps_str(peer->flush_caps), wanted ? "yes" : "no",
@@ -246,6 +248,13 @@ peer_invites_native_flush(const struct rpma_peer *peer)
 	return peer->native_flush_invited;
 }
 
+int
+peer_read_dst_access(const struct rpma_peer *peer)
+{
+	return peer->iwarp ? IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE :
+		IBV_ACCESS_LOCAL_WRITE;
+}
+
 bool
 peer_windows(const struct rpma_peer *peer)
 {
@@ -265,7 +274,7 @@ peer_flush_dst_get(struct rpma_peer *peer, struct ibv_sge *sge)
 
 	(void) pthread_mutex_lock(&peer->flush_lock);
 	if (peer->flush == NULL)
-		ret = flush_new(peer->pd, IBV_ACCESS_LOCAL_WRITE, &peer->flush);
+		ret = flush_new(peer->pd, peer_read_dst_access(peer), &peer->flush);
 	if (ret == 0) {
 		peer->flush_users++;
 		flush_dst(peer->flush, sge);

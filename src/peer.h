@@ -35,6 +35,13 @@ unsigned peer_native_flush(const struct rpma_peer *peer);
  */
 bool peer_invites_native_flush(const struct rpma_peer *peer);
 
+/*
+ * The access memory an RDMA READ's response lands in needs: local write,
+ * and on iWARP remote write too, as the response is placed there like an
+ * RDMA WRITE (iWARP hardware checks it; librpma 1.x grants it the same way).
+ */
+int peer_read_dst_access(const struct rpma_peer *peer);
+
 /* whether the device binds type-2 memory windows, which grants are (mw.c) */
 bool peer_windows(const struct rpma_peer *peer);
 

@@ -192,6 +192,7 @@ mock_ibverbs_reset(void)
 	odp_capable = 0;
 	caps_ex = 0;
 	caps = 0;
+	device.transport_type = IBV_TRANSPORT_IB;
 	vendor_id = 0;
 	next_fd = 100;
 	next_key = 0;
@@ -214,6 +215,12 @@ void
 mock_device_set_caps_ex(uint64_t caps)
 {
 	caps_ex = caps;
+}
+
+void
+mock_device_set_transport(enum ibv_transport_type transport)
+{
+	device.transport_type = transport;
 }
 
 void

@@ -76,6 +76,8 @@ struct ibv_context *mock_ibv_ctx(void);
 void mock_device_set_odp(int capable);
 void mock_device_set_caps_ex(uint64_t caps);
 void mock_device_set_vendor_id(uint32_t id);
+/* the device's transport (IBV_TRANSPORT_IB unless set) */
+void mock_device_set_transport(enum ibv_transport_type transport);
 /* the device's device_cap_flags (e.g. IBV_DEVICE_MEM_WINDOW_TYPE_2B) */
 void mock_device_set_caps(uint64_t caps);
 

@@ -688,6 +688,44 @@ test_mr_advise__provider_errors(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/*
+ * librpma 1.x's iWARP rule: an RDMA READ's response is placed like a write,
+ * so on iWARP a read's destination is registered with remote write
+ */
+static void
+test_mr_reg__iwarp_read_dst(void **state)
+{
+	(void) state;
+	static const struct { enum ibv_transport_type transport; int usage; int access; } map[] = {
+		{IBV_TRANSPORT_IB, RPMA_MR_USAGE_READ_DST, IBV_ACCESS_LOCAL_WRITE},
+		{IBV_TRANSPORT_IWARP, RPMA_MR_USAGE_READ_DST,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+		{IBV_TRANSPORT_IWARP, RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+		/* the other usages as on InfiniBand and RoCE */
+		{IBV_TRANSPORT_IWARP, RPMA_MR_USAGE_RECV, IBV_ACCESS_LOCAL_WRITE},
+		{IBV_TRANSPORT_IWARP, RPMA_MR_USAGE_WRITE_SRC, 0},
+		{IBV_TRANSPORT_IWARP, RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
+	};
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		mock_device_set_transport(map[i].transport);
+		struct rpma_peer *peer = fx_peer();
+		mock_calls_reset();
+		mock_rec.log_last[0] = '\0';
+		struct rpma_mr_local *mr = fx_mr(peer, buf, BUF_SIZE, map[i].usage);
+		assert_int_equal(mock_rec.reg_access[0], map[i].access);
+		/* said at debug level where the rule adds the right */
+		if (map[i].access & IBV_ACCESS_REMOTE_WRITE)
+			assert_non_null(strstr(mock_rec.log_last, "iWARP device"));
+		else
+			assert_null(strstr(mock_rec.log_last, "iWARP"));
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+		assert_int_equal(rpma_peer_delete(&peer), 0);
+	}
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+}
+
 /* a region for grants: no remote read or write of its own, the right to bind windows */
 static void
 test_mr_reg_for_grants__access(void **state)
@@ -804,6 +842,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 		TEST(test_mr_reg__invalid),
+		TEST(test_mr_reg__iwarp_read_dst),
 		TEST(test_mr_reg_for_grants__access),
 		TEST(test_mr_reg_for_grants__invalid),
 		TEST(test_mr_reg_for_grants__no_descriptor),

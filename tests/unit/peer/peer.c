@@ -257,6 +257,23 @@ test_peer_flush_dst__shared(void **state)
 	assert_true(ORDER(ibv_dereg_mr) < ORDER(ibv_dealloc_pd));
 }
 
+/* on iWARP the byte a flush reads into is remotely writable, as every read's destination */
+static void
+test_peer_flush_dst__iwarp(void **state)
+{
+	(void) state;
+	mock_device_set_transport(IBV_TRANSPORT_IWARP);
+	struct rpma_peer *peer = fx_peer();
+	struct ibv_sge dst;
+
+	mock_calls_reset();
+	assert_int_equal(peer_read_dst_access(peer), IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	assert_int_equal(peer_flush_dst_get(peer, &dst), 0);
+	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	peer_flush_dst_put(peer);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 /* a failed registration holds nothing: the next connection tries again */
 static void
 test_peer_flush_dst__reg_fails(void **state)
@@ -446,6 +463,7 @@ main(void)
 		TEST(test_peer_delete__invalid),
 		TEST(test_peer_delete__dealloc_fails),
 		TEST(test_peer_flush_dst__shared),
+		TEST(test_peer_flush_dst__iwarp),
 		TEST(test_peer_flush_dst__reg_fails),
 		TEST(test_peer_flush_dst__held_at_delete),
 		TEST(test_peer_flush_dst__dereg_fails),
