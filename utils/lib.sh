@@ -80,11 +80,17 @@ missing_packages() {
 	done
 }
 
-# install_packages PACKAGE...: installs those of the PACKAGEs that are
-# missing with apt-get (after an update; as root or through sudo), saying
-# which; quiet when none is. Exit 125 when that cannot be done.
+# install_packages [APT_OPTION...] PACKAGE...: installs those of the
+# PACKAGEs that are missing with apt-get (after an update; as root or
+# through sudo; the APT_OPTIONs, like --no-install-recommends, passed to
+# apt-get install), saying which; quiet when none is. Exit 125 when that
+# cannot be done.
 install_packages() {
-	local missing
+	local options=() missing
+	while [[ ${1:-} == -* ]]; do
+		options+=("$1")
+		shift
+	done
 	missing=$(missing_packages "$@")
 	[[ -z $missing ]] && return 0
 	missing=${missing//$'\n'/ }
@@ -93,7 +99,8 @@ install_packages() {
 	say "installing $missing"
 	as_root apt-get update -qq >&2 || die_env "apt-get update failed"
 	# shellcheck disable=SC2086 # one word a package
-	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null ||
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" \
+		$missing >/dev/null ||
 		die_env "apt-get install failed"
 }
 
