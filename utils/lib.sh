@@ -70,6 +70,40 @@ as_root() {
 	fi
 }
 
+# missing_packages PACKAGE...: the Debian PACKAGEs that are not
+# installed, one a line
+missing_packages() {
+	local pkg status
+	for pkg; do
+		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+		[[ $status == "install ok installed" ]] || echo "$pkg"
+	done
+}
+
+# install_packages [APT_OPTION...] PACKAGE...: installs those of the
+# PACKAGEs that are missing with apt-get (after an update; as root or
+# through sudo; the APT_OPTIONs, like --no-install-recommends, passed to
+# apt-get install), saying which; quiet when none is. Exit 125 when that
+# cannot be done.
+install_packages() {
+	local options=() missing
+	while [[ ${1:-} == -* ]]; do
+		options+=("$1")
+		shift
+	done
+	missing=$(missing_packages "$@")
+	[[ -z $missing ]] && return 0
+	missing=${missing//$'\n'/ }
+	command -v apt-get >/dev/null ||
+		die_env "apt-get not found; install by hand: $missing"
+	say "installing $missing"
+	as_root apt-get update -qq >&2 || die_env "apt-get update failed"
+	# shellcheck disable=SC2086 # one word a package
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" \
+		$missing >/dev/null ||
+		die_env "apt-get install failed"
+}
+
 # junit_case FILE CLASS NAME OUTCOME [MESSAGE]: records one test case, with
 # OUTCOME passed, failed or skipped, in the JUnit report FILE, which is
 # whole after every call: a run stopped half-way still leaves a report of
