@@ -136,6 +136,7 @@ mw_post_bind(struct mw *mw, struct ibv_qp *qp, struct ibv_mr *target,
 
 	int err = FI_ERR(ibv_post_send(qp, &wr, &bad_wr), ENOMEM);
 	if (err) {
+		err = err < 0 ? -err : err;	/* libsiw negates it */
 		if (err == ENOMEM)
 			RPMA_LOG_ERROR("the send queue is full: a grant's bind takes a slot of it "
 					"until a later signaled completion");

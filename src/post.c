@@ -12,7 +12,8 @@
 __attribute__((cold)) int
 post_failed(int err, const char *call)
 {
-	RPMA_LOG_PROVIDER(err, call);
+	/* libsiw (soft-iWARP) returns the errno negated */
+	RPMA_LOG_PROVIDER(err < 0 ? -err : err, call);
 	return RPMA_E_PROVIDER;
 }
 

@@ -735,6 +735,22 @@ test_read__post_fails(void **state)
 	fx_down(&f);
 }
 
+/* soft-iWARP's provider (libsiw) returns the errno negated: errno gets the cause all the same */
+static void
+test_read__post_fails_negated(void **state)
+{
+	(void) state;
+	struct fx f;
+
+	fx_up(&f, NULL, RPMA_MR_USAGE_READ_SRC);
+	MOCK_FAIL(ibv_post_send, -EINVAL, 0);
+	assert_int_equal(rpma_read(f.conn, f.local, 0, f.remote, 0, 8, ALWAYS, CTX),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_non_null(strstr(mock_rec.log_last, strerror(EINVAL)));
+	fx_down(&f);
+}
+
 static void
 test_write__invalid(void **state)
 {
@@ -1401,6 +1417,7 @@ main(void)
 		TEST(test_read__posted),
 		TEST(test_read__empty),
 		TEST(test_read__post_fails),
+		TEST(test_read__post_fails_negated),
 		TEST(test_write__invalid),
 		TEST(test_write__posted),
 		TEST(test_rdma__large_offsets),
