@@ -26,24 +26,26 @@ struct rpma_grant {
 	int desc_usage;		/* what its descriptor shows the peer */
 };
 
-/* why a region cannot be granted (logged), or 0 */
+/* why mr[offset, +len) cannot be granted for usage on conn (logged), or 0 */
 static int
-grant_refused(const struct rpma_peer *peer, const struct rpma_mr_local *mr)
+grant_refused(const struct rpma_peer *peer, const struct rpma_mr_local *mr, int access)
 {
-	if (!peer_windows(peer)) {
-		RPMA_LOG_ERROR("device %s binds no type-2 memory windows "
-				"(IBV_DEVICE_MEM_WINDOW_TYPE_2A or _2B not set): no grant possible",
-				ibv_get_device_name(peer_ibv_context(peer)->device));
-		return RPMA_E_NOSUPP;
-	}
 	if (!mr->for_grants) {
 		RPMA_LOG_ERROR("the region was not registered for grants "
 				"(rpma_mr_reg_for_grants()): its own key lets every peer in");
 		return RPMA_E_INVAL;
 	}
+	if (access < 0)
+		return RPMA_E_INVAL;
 	if (mr->ibv_mr->pd != peer_pd(peer)) {
 		RPMA_LOG_ERROR("the region and the connection belong to different peers");
 		return RPMA_E_INVAL;
+	}
+	if (!peer_windows(peer)) {
+		RPMA_LOG_ERROR("device %s binds no type-2 memory windows "
+				"(IBV_DEVICE_MEM_WINDOW_TYPE_2A or _2B not set): no grant possible",
+				ibv_get_device_name(peer_ibv_context(peer)->device));
+		return RPMA_E_NOSUPP;
 	}
 	return 0;
 }
@@ -57,12 +59,10 @@ rpma_grant_new(struct rpma_conn *conn, struct rpma_mr_local *mr, size_t offset, 
 		return RPMA_E_INVAL;
 
 	struct rpma_peer *peer = conn_peer(conn);
-	int ret = grant_refused(peer, mr);
+	int access = mr_window_access(mr, usage);
+	int ret = grant_refused(peer, mr, access);
 	if (ret)
 		return ret;
-	int access = mr_window_access(mr, usage);
-	if (access < 0)
-		return RPMA_E_INVAL;
 
 	struct mw_set *set;
 	ret = conn_windows(conn, &set);

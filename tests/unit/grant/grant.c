@@ -136,6 +136,9 @@ test_grant_new__no_windows(void **state)
 
 	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, PAGE, RW, &mr), 0);
 	assert_int_equal(mock_rec.reg_access[CALLS(ibv_reg_mr) - 1] & IBV_ACCESS_MW_BIND, 0);
+	/* the arguments first */
+	assert_int_equal(rpma_grant_new(conn, mr, 0, PAGE, 0, &g), RPMA_E_INVAL);
+	assert_int_equal(rpma_grant_new(conn, mr, 0, 2 * PAGE, RW, &g), RPMA_E_INVAL);
 	assert_int_equal(rpma_grant_new(conn, mr, 0, PAGE, RW, &g), RPMA_E_NOSUPP);
 	assert_non_null(strstr(mock_rec.log_last, "IBV_DEVICE_MEM_WINDOW_TYPE_2A or _2B"));
 	assert_null(g);
@@ -265,6 +268,7 @@ test_grant_new__failures(void **state)
 		{MOCK_ibv_reg_mr, 1, 0, EFAULT, RPMA_E_PROVIDER},	/* its own registration */
 		{MOCK_ibv_alloc_mw, 1, 0, ENOMEM, RPMA_E_PROVIDER},
 		{MOCK_ibv_post_send, 1, ENOMEM, 0, RPMA_E_PROVIDER},	/* the send queue is full */
+		{MOCK_ibv_post_send, 1, -EINVAL, 0, RPMA_E_PROVIDER},	/* libsiw's negated errno */
 	};
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
 		struct grant_fx fx;
