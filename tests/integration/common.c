@@ -119,6 +119,25 @@ test_device_attr(struct ibv_device_attr_ex *attr)
 	CHECK(ibv_query_device_ex(ctx, NULL, attr) == 0, "ibv_query_device_ex() failed");
 }
 
+bool
+test_iwarp(void)
+{
+	struct ibv_context *ctx;
+
+	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
+	return ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
+bool
+test_windows(void)
+{
+	struct ibv_device_attr_ex attr;
+
+	test_device_attr(&attr);
+	return (attr.orig_attr.device_cap_flags &
+			(IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
+}
+
 static bool
 rxe_holds(const struct ibv_device_attr_ex *attr)
 {

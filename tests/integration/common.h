@@ -84,6 +84,17 @@ bool on_1x(void);
 /* what ibv_query_device_ex() says of the device of RPMA_TEST_IP */
 void test_device_attr(struct ibv_device_attr_ex *attr);
 
+/*
+ * Whether the device of RPMA_TEST_IP is iWARP (soft-iWARP in utils/rxe-vm
+ * --device siw): no immediate data, no atomics, no memory windows, and a
+ * connection manager over TCP. What a test asserts there instead is
+ * declared in tests.def (IWARP lines).
+ */
+bool test_iwarp(void);
+
+/* whether the device of RPMA_TEST_IP binds type-2 memory windows (grants) */
+bool test_windows(void);
+
 /* device_cap_flags_ex bits of the kernel ABI: FLUSH of both placements, ATOMIC WRITE */
 #define CAP_FLUSH ((1ULL << 38) | (1ULL << 39))
 #define CAP_ATOMIC_WRITE (1ULL << 40)

@@ -371,12 +371,17 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s,
 	CHECK_RET(rpma_peer_delete(&peer));
 }
 
-/* nobody listens on the port: the peer's CM rejects the request */
+/*
+ * nobody listens on the port: the peer's CM rejects the request; on iWARP
+ * the TCP connection rdma_connect() opens is refused, and the call fails
+ */
 void
 no_listener_client(void)
 {
 	const struct conn_failure want = {NULL, 0, 0, RPMA_CONN_REJECTED};
-	connect_must_fail(test_ip(), 2000, 20.0, &want);
+	const struct conn_failure want_iwarp = {"rpma_conn_req_connect", RPMA_E_PROVIDER,
+			ECONNREFUSED, RPMA_CONN_UNDEFINED};
+	connect_must_fail(test_ip(), 2000, 20.0, test_iwarp() ? &want_iwarp : &want);
 }
 
 /*
@@ -449,8 +454,33 @@ connect_and_give_up(const char *addr, int timeout_ms)
 	CHECK_RET(rpma_peer_delete(&peer));
 }
 
+/*
+ * iWARP: rdma_connect() opens the TCP connection and waits for it, so
+ * rpma_conn_req_connect() fails when TCP gives up on its SYNs, whatever
+ * the configured timeout: after 2^(n+1) - 1 s for n retries
+ * (net.ipv4.tcp_syn_retries; utils/rxe-vm --device siw sets 2).
+ */
+static void
+silent_peer_iwarp(const char *addr)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/tcp_syn_retries", "r");
+	int retries = -1;
+	CHECK(f != NULL && fscanf(f, "%d", &retries) == 1, "cannot read tcp_syn_retries");
+	fclose(f);
+	CHECK(retries >= 0 && retries <= 4, "net.ipv4.tcp_syn_retries is %d: the connection "
+			"would take %d s to fail (utils/rxe-vm --device siw sets 2)", retries,
+			(2 << retries) - 1);
+	const struct conn_failure want = {"rpma_conn_req_connect", RPMA_E_PROVIDER, ETIMEDOUT,
+			RPMA_CONN_UNDEFINED};
+	connect_must_fail(addr, 2000, (2 << retries) - 1 + 10.0, &want);
+}
+
 void
 silent_peer_client(void)
 {
-	connect_and_give_up(env_or("RPMA_TEST_SILENT_IP", "192.0.2.98"), 2000);
+	const char *addr = env_or("RPMA_TEST_SILENT_IP", "192.0.2.98");
+	if (test_iwarp())
+		silent_peer_iwarp(addr);
+	else
+		connect_and_give_up(addr, 2000);
 }

@@ -100,8 +100,12 @@ enum attack_role {
 struct attack_pages {
 	/* register mem (A's page, then B's) for usage into mr (mr[1] may stay NULL) */
 	void (*reg)(struct rpma_peer *peer, char *mem, int usage, struct rpma_mr_local *mr[2]);
-	/* the descriptor (desc) of page p for conn, and what it made (*handle) */
-	void (*give)(struct rpma_conn *conn, struct rpma_mr_local *mr[2], int p, int usage,
+	/*
+	 * The descriptor (desc) of page p for conn, and what it made (*handle);
+	 * false where the device cannot give it (no windows: the test then
+	 * checks the refusal only)
+	 */
+	bool (*give)(struct rpma_conn *conn, struct rpma_mr_local *mr[2], int p, int usage,
 			void **handle, uint8_t *desc);
 	/* after the connection ended: what give() made goes (NULL: nothing to do) */
 	void (*take_back)(void **handle);

@@ -123,6 +123,7 @@ struct attack_server {
 	char *mem;			/* A's page, then B's */
 	struct rpma_mr_local *mr[2];
 	void *handle[2];		/* what pages->give() made for A and for B */
+	bool refused;			/* the device gave none: the clients close at once */
 	struct grant_desc a_desc;	/* what A got: B gets it too, as if it had stolen it */
 };
 
@@ -146,7 +147,12 @@ attack_accept(struct attack_server *s, struct rpma_conn_req **req, struct grant_
 	struct grant_msg *out = grant_msg_out(m);
 	out->kind = GRANT_MSG_DESCS;
 	out->g[0].usage = ATTACK_USAGE;
-	s->pages->give(conn, s->mr, p, ATTACK_USAGE, &s->handle[p], out->g[0].desc);
+	if (!s->pages->give(conn, s->mr, p, ATTACK_USAGE, &s->handle[p], out->g[0].desc)) {
+		/* none to give: the client is told so, and closes (grant.c) */
+		s->refused = true;
+		grant_msg_send(conn, m, sizeof(*out));
+		return conn;
+	}
 	out->n++;
 	if (p == 0)
 		s->a_desc = out->g[0];
@@ -205,6 +211,10 @@ attack_server(const struct attack_pages *pages)
 	conn_close_passive(&b);
 	if (pages->take_back)
 		pages->take_back(&s.handle[1]);
+	if (s.refused) {
+		conn_close_passive(&a);
+		goto out;
+	}
 	unsigned tries = attack_serve_tries(ep);
 
 	/* A is served throughout: it stops now, and says what it wrote last */
@@ -220,6 +230,7 @@ attack_server(const struct attack_pages *pages)
 			"(round %u), B's what B wrote", tries, written);
 
 	conn_close_passive(&a);
+out:
 	if (pages->take_back)
 		pages->take_back(&s.handle[0]);
 	CHECK_RET(rpma_ep_shutdown(&ep));

@@ -86,6 +86,27 @@ ops_refusals(struct rpma_conn *conn, struct rpma_peer *peer, struct rpma_mr_loca
 	CHECK(g == NULL, "a refused grant wrote its handle");
 }
 
+/*
+ * A device without type-2 windows (soft-iWARP): every grant is refused at
+ * the call with RPMA_E_NOSUPP, after the arguments were checked; the
+ * client is told there are none (grant.c: grants_none())
+ */
+static void
+grants_refused(struct rpma_conn *conn, struct rpma_mr_local *mr, struct grant_msgbuf *m,
+		const int *usages, size_t n)
+{
+	struct rpma_grant *g = NULL;
+
+	CHECK(!test_windows(), "the device binds windows, yet a grant was refused");
+	for (size_t i = 0; i < n; i++)
+		CHECK_EQ_RET(rpma_grant_new(conn, mr, 0, ATTACK_PAGE, usages[i], &g), RPMA_E_NOSUPP);
+	CHECK(g == NULL, "a refused grant wrote its handle");
+	struct grant_msg *out = grant_msg_out(m);
+	out->kind = GRANT_MSG_DESCS;
+	grant_msg_send(conn, m, sizeof(*out));
+	note("the device binds no type-2 windows: %zu grants refused with RPMA_E_NOSUPP", n);
+}
+
 void
 grant_ops_server(void)
 {
@@ -113,6 +134,11 @@ grant_ops_server(void)
 	grant_recv_prep(req, &m);
 	struct rpma_conn *conn = server_accept(&req, NULL);
 	ops_refusals(conn, peer, mr[0]);
+	if (!test_windows()) {
+		grants_refused(conn, mr[0], &m, ops_usages, OPS_USAGES);
+		conn_close_passive(&conn);
+		goto out;
+	}
 
 	/* the grants, and their descriptors in one message */
 	struct rpma_grant *g[2 * OPS_USAGES];
@@ -160,6 +186,7 @@ grant_ops_server(void)
 		CHECK_RET(rpma_grant_delete(&g[n]));
 		CHECK(g[n] == NULL, "rpma_grant_delete() left the handle set");
 	}
+out:
 	CHECK_RET(rpma_ep_shutdown(&ep));
 	grant_msgbuf_delete(&m);
 	CHECK_RET(rpma_peer_cfg_delete(&pcfg));
@@ -179,14 +206,22 @@ grant_pages_reg(struct rpma_peer *peer, char *mem, int usage, struct rpma_mr_loc
 	mr[1] = NULL;
 }
 
-static void
+/* true with the descriptor in desc; false where the device has no windows */
+static bool
 grant_pages_give(struct rpma_conn *conn, struct rpma_mr_local *mr[2], int p, int usage,
 		void **handle, uint8_t *desc)
 {
-	struct rpma_grant *g;
-	CHECK_RET(rpma_grant_new(conn, mr[0], (size_t)p * ATTACK_PAGE, ATTACK_PAGE, usage, &g));
+	struct rpma_grant *g = NULL;
+	int ret = rpma_grant_new(conn, mr[0], (size_t)p * ATTACK_PAGE, ATTACK_PAGE, usage, &g);
+	if (ret == RPMA_E_NOSUPP && !test_windows()) {
+		note("the device binds no type-2 windows: the grant refused with RPMA_E_NOSUPP");
+		*handle = NULL;
+		return false;
+	}
+	CHECK_RET(ret);
 	CHECK_RET(rpma_grant_get_descriptor(g, desc));
 	*handle = g;
+	return true;
 }
 
 /* after its connection's end: the grant was revoked with it, the handle goes now */
@@ -194,6 +229,8 @@ static void
 grant_pages_take_back(void **handle)
 {
 	struct rpma_grant *g = *handle;
+	if (g == NULL)
+		return;	/* refused */
 	CHECK_RET(rpma_grant_delete(&g));
 	CHECK(g == NULL, "rpma_grant_delete() left the handle set");
 	*handle = NULL;

@@ -7,6 +7,7 @@
  */
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <poll.h>
 #include <string.h>
 
@@ -164,6 +165,31 @@ check_imm(const struct ibv_wc *wc, enum ibv_wc_opcode opcode, uint32_t imm)
 			wc_opcode_str(opcode), ntohl(wc->imm_data), imm);
 }
 
+/*
+ * iWARP has no immediate data: the client's calls with it fail at the call,
+ * and the connection goes on: the same message without it, the write
+ * followed by an empty message, and an empty message arrive (tests.def)
+ */
+static void
+imm_server_iwarp(struct rpma_conn *conn, struct rpma_cq *cq, struct msgbuf *m,
+		const char *region)
+{
+	struct ibv_wc wc;
+
+	(void) conn;
+	cq_expect(cq, IBV_WC_RECV, (void *)1, &wc);
+	CHECK(!(wc.wc_flags & IBV_WC_WITH_IMM), "a message with immediate data on iWARP");
+	check_msg(m, 0, &wc, SEED_IMM_SEND);
+	cq_expect(cq, IBV_WC_RECV, (void *)2, &wc);
+	CHECK(wc.byte_len == 0, "the message after the write has %u bytes", wc.byte_len);
+	size_t bad = pattern_check(region + IMM_WOFF, IMM_WLEN, SEED_IMM_WRITE, 0);
+	CHECK(bad == SIZE_MAX, "the write's data differs at byte %zu", bad);
+	cq_expect(cq, IBV_WC_RECV, (void *)3, &wc);
+	CHECK(wc.byte_len == 0, "the empty message has %u bytes", wc.byte_len);
+	note("iWARP: the calls with immediate data failed at the call; the same without it "
+			"arrived");
+}
+
 void
 imm_server(void)
 {
@@ -186,6 +212,10 @@ imm_server(void)
 	CHECK_RET(rpma_conn_get_cq(conn, &cq));
 
 	struct ibv_wc wc;
+	if (test_iwarp()) {
+		imm_server_iwarp(conn, cq, &m, region);
+		goto out;
+	}
 	cq_expect(cq, IBV_WC_RECV, (void *)1, &wc);
 	check_imm(&wc, IBV_WC_RECV, IMM_SEND);
 	check_msg(&m, 0, &wc, SEED_IMM_SEND);
@@ -202,12 +232,49 @@ imm_server(void)
 	note("send_with_imm %#x, write_with_imm %#x, empty send_with_imm %#x: all arrived",
 			IMM_SEND, IMM_WRITE, IMM_EMPTY);
 
+out:
 	conn_close_passive(&conn);
 	CHECK_RET(rpma_ep_shutdown(&ep));
 	CHECK_RET(rpma_mr_dereg(&region_mr));
 	free(region);
 	msgbuf_delete(&m);
 	CHECK_RET(rpma_peer_delete(&peer));
+}
+
+/* a call with immediate data on iWARP: refused at the call, as its manual says */
+static void
+imm_refused(int ret, const char *call)
+{
+	CHECK(ret == RPMA_E_PROVIDER, "%s on iWARP returned %d (%s), expected RPMA_E_PROVIDER",
+			call, ret, rpma_err_2str(ret));
+	/* librpma 1.x leaves errno as the provider left it */
+	CHECK(on_1x() || errno == EINVAL, "%s on iWARP: errno %s, expected EINVAL", call,
+			strerror(errno));
+}
+
+/* iWARP: each call with immediate data fails, the same without it goes (imm_server_iwarp()) */
+static void
+imm_client_iwarp(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_mr_remote *dst,
+		struct rpma_mr_local *src)
+{
+	imm_refused(rpma_send_with_imm(conn, src, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
+			IMM_SEND, (void *)0x31), "rpma_send_with_imm()");
+	CHECK_RET(rpma_send(conn, src, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, (void *)0x31));
+	cq_expect(cq, IBV_WC_SEND, (void *)0x31, NULL);
+	imm_refused(rpma_write_with_imm(conn, dst, IMM_WOFF, src, MSG_SIZE, IMM_WLEN,
+			RPMA_F_COMPLETION_ALWAYS, IMM_WRITE, (void *)0x32), "rpma_write_with_imm()");
+	CHECK_RET(rpma_write(conn, dst, IMM_WOFF, src, MSG_SIZE, IMM_WLEN,
+			RPMA_F_COMPLETION_ALWAYS, (void *)0x32));
+	cq_expect(cq, IBV_WC_RDMA_WRITE, (void *)0x32, NULL);
+	CHECK_RET(rpma_send(conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, (void *)0x33));
+	cq_expect(cq, IBV_WC_SEND, (void *)0x33, NULL);
+	imm_refused(rpma_send_with_imm(conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, IMM_EMPTY,
+			(void *)0x34), "rpma_send_with_imm() of nothing");
+	CHECK_RET(rpma_send(conn, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS, (void *)0x34));
+	cq_expect(cq, IBV_WC_SEND, (void *)0x34, NULL);
+	cq_expect_empty(cq);
+	note("iWARP: rpma_send_with_imm() and rpma_write_with_imm() refused at the call, the "
+			"connection kept working");
 }
 
 void
@@ -224,6 +291,10 @@ imm_client(void)
 	struct rpma_mr_local *src;
 	CHECK_RET(rpma_mr_reg(peer, buf, MSG_SIZE + IMM_WLEN, RPMA_MR_USAGE_SEND |
 			RPMA_MR_USAGE_WRITE_SRC, &src));
+	if (test_iwarp()) {
+		imm_client_iwarp(conn, cq, dst, src);
+		goto out;
+	}
 
 	CHECK_RET(rpma_send_with_imm(conn, src, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, IMM_SEND,
 			(void *)0x31));
@@ -235,6 +306,7 @@ imm_client(void)
 			(void *)0x33));
 	cq_expect(cq, IBV_WC_SEND, (void *)0x33, NULL);
 
+out:
 	conn_close_active(&conn);
 	CHECK_RET(rpma_mr_dereg(&src));
 	free(buf);

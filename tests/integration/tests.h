@@ -6,6 +6,7 @@
 
 #define PAIR(name, options) void name##_server(void); void name##_client(void);
 #define PAIR_1X_LABEL(name, label, options) PAIR(name, options)
+#define IWARP(name, what)
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) void name##_client(void);
 #define HOSTS(name) void name##_server(void); void name##_client(void);
@@ -15,6 +16,7 @@
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
+#undef IWARP
 #undef PAIR_1X_LABEL
 #undef CLIENT
 #undef HOSTS
