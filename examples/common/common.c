@@ -174,7 +174,12 @@ conn_establish(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_da
 
 	int ret = rpma_conn_req_connect(req_ptr, pdata, &conn);
 	if (ret) {
+		bool refused = ret == RPMA_E_PROVIDER && errno == ECONNREFUSED;
 		print_error("rpma_conn_req_connect()", ret);
+		/* iWARP's connection manager opens a TCP connection in the call */
+		if (refused)
+			fprintf(stderr, "connection refused: no server listens there "
+					"(ECONNREFUSED: iWARP connects in the call)\n");
 		return ret;
 	}
 	ret = rpma_conn_next_event(conn, &event);
