@@ -336,7 +336,10 @@ lib_connect(void *ctx_ptr, const char *addr, const char *port, const struct hell
 		failed("rpma_conn_req_connect()", ret);
 		goto err_free;
 	}
-	if (conn_expect(lc->conn, RPMA_CONN_ESTABLISHED) || apply_reply(lc))
+	/* refused or unreachable: no CLOSED follows, nothing to disconnect */
+	if (conn_expect(lc->conn, RPMA_CONN_ESTABLISHED))
+		goto err_delete;
+	if (apply_reply(lc))
 		goto err_disconnect;
 	if ((ret = rpma_conn_get_cq(lc->conn, &lc->cq))) {
 		failed("rpma_conn_get_cq()", ret);
@@ -349,6 +352,8 @@ err_disconnect:
 	*conn = (struct xconn *)(void *)lc;
 	(void) lib_disconnect(conn);
 	return -1;
+err_delete:
+	(void) rpma_conn_delete(&lc->conn);
 err_free:
 	free(lc);
 	return -1;
