@@ -37,6 +37,7 @@ static struct {
 	unsigned long count[MAX_NAMES];
 	int n;
 	char phase[64];		/* "PHASE MODE", empty outside a phase */
+	int pid;		/* got once: a getpid() at a mark would be a call of the phase */
 	FILE *out;
 	char lines[LINES_MAX];
 	size_t used;
@@ -64,6 +65,7 @@ unsigned int
 la_version(unsigned int version)
 {
 	(void) version;
+	st.pid = (int)getpid();
 	/* opened before the program runs, written at its exit: in no phase */
 	const char *path = getenv("RPMA_BENCH_AUDIT_OUT");
 	st.out = path ? fopen(path, "a") : NULL;
@@ -114,7 +116,7 @@ end_phase(void)
 {
 	if (st.phase[0] == '\0')
 		return;
-	add("%d %s", (int)getpid(), st.phase);
+	add("%d %s", st.pid, st.phase);
 	for (int i = 0; i < st.n; i++)
 		if (st.count[i])
 			add(" %s=%lu", st.name[i], st.count[i]);
