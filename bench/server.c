@@ -64,7 +64,7 @@ answer(const struct xport_ops *ops, struct xconn *c, const struct bench_mem *mem
 		reply_len = sizeof(uint64_t);
 	}
 	if (ops->recv(c, slot * mem->msg_size, hello->msg_size, slot) ||
-			ops->send(c, (MAX_DEPTH + 2) * mem->msg_size, reply_len, UINT64_MAX)) {
+			ops->send(c, server_send_slot(mem), reply_len, UINT64_MAX)) {
 		BENCH_LOG("posting the answer failed\n");
 		return -1;
 	}
@@ -201,8 +201,7 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 static int
 alloc_messages(struct bench_mem *mem, size_t max_size)
 {
-	mem->msg_size = max_size < sizeof(struct persist_req) ?
-			sizeof(struct persist_req) : max_size;
+	mem->msg_size = max_size < MSG_SLOT_MIN ? MSG_SLOT_MIN : max_size;
 	mem->msg_slots = MAX_DEPTH + 3;	/* receive slots, then one send slot */
 	mem->msg = aligned_alloc(4096, mem->msg_size * mem->msg_slots);
 	if (mem->msg == NULL) {
