@@ -208,7 +208,7 @@ struct client_opts {
 	uint32_t conns[16];	/* connection counts of the aggregate bandwidth */
 	int nconns;
 	uint32_t conn_calls;	/* connections whose set-up and teardown are marked */
-	bool grants;		/* --scale: lib connections with a grant too */
+	bool grants;		/* --scale and --conn-calls: lib connections with a grant too */
 };
 
 int client_run(const struct client_opts *o);
@@ -223,13 +223,18 @@ int conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE
 
 /*
  * Phase marks for the tools that count what a connection costs (strace,
- * the audit module bench/audit.c): "rpma-bench-count PHASE" written to fd
- * -1, a system call that fails at once and that both of them see. Off
- * unless count_marks_on() was called; "-" ends a phase.
+ * the audit module bench/audit.c): "rpma-bench-count PHASE LABEL" written
+ * to fd -1, a system call that fails at once and that both of them see.
+ * Off unless count_marks_on() was called; PHASE "-" ends a phase; "=
+ * PHASE LABEL" renames the phase going on (a server learns from the hello
+ * what it accepts). LABEL: the mode's name, or GRANT_LABEL for lib
+ * connections with a grant.
  */
 #define COUNT_MARK_PREFIX "rpma-bench-count "
+#define COUNT_RENAME "="
+#define GRANT_LABEL "grant"
 void count_marks_on(void);
-void count_mark(const char *phase, enum mode mode);
+void count_mark(const char *phase, const char *label);
 
 /* seconds on the monotonic clock */
 double now_s(void);

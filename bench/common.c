@@ -60,13 +60,13 @@ count_marks_on(void)
 }
 
 void
-count_mark(const char *phase, enum mode mode)
+count_mark(const char *phase, const char *label)
 {
 	char buf[64];
 
 	if (!count_marks)
 		return;
-	int len = snprintf(buf, sizeof(buf), COUNT_MARK_PREFIX "%s %s", phase, mode_name(mode));
+	int len = snprintf(buf, sizeof(buf), COUNT_MARK_PREFIX "%s %s", phase, label);
 	/* fd -1: EBADF, by design; the call is the mark */
 	if (len > 0 && write(-1, buf, (size_t)len) >= 0)
 		BENCH_LOG("the phase mark was written somewhere\n");

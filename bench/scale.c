@@ -30,9 +30,14 @@ struct scale {
 	FILE *csv;
 };
 
-/* open n connections that the server holds, one after the other; flags: HELLO_GRANT or 0 */
+/*
+ * Open n connections that the server holds, one after the other; flags:
+ * HELLO_GRANT or 0. With mark, each set-up is a phase of that label
+ * (count_mark()).
+ */
 static int
-open_all(struct scale *s, enum mode m, uint32_t flags, uint32_t n, uint32_t depth)
+open_all(struct scale *s, enum mode m, uint32_t flags, uint32_t n, uint32_t depth,
+		const char *mark)
 {
 	struct hello hello = {
 		.magic = HELLO_MAGIC, .workload = WL_WRITE, .depth = depth,
@@ -40,7 +45,12 @@ open_all(struct scale *s, enum mode m, uint32_t flags, uint32_t n, uint32_t dept
 	};
 
 	for (uint32_t i = 0; i < n; i++) {
-		if (s->x[m]->connect(s->ctx[m], s->o->addr, s->ports[m], &hello, &s->conn[i])) {
+		if (mark)
+			count_mark("setup", mark);
+		int ret = s->x[m]->connect(s->ctx[m], s->o->addr, s->ports[m], &hello, &s->conn[i]);
+		if (mark)
+			count_mark("-", mark);
+		if (ret) {
 			BENCH_LOG("%s: connection %u of %u failed\n", mode_name(m), i + 1, n);
 			while (i > 0)
 				(void) s->x[m]->disconnect(&s->conn[--i]);
@@ -50,14 +60,20 @@ open_all(struct scale *s, enum mode m, uint32_t flags, uint32_t n, uint32_t dept
 	return 0;
 }
 
+/* ... and close them, each teardown a phase of the label mark if given */
 static int
-close_all(struct scale *s, enum mode m, uint32_t n)
+close_all(struct scale *s, enum mode m, uint32_t n, const char *mark)
 {
 	int ret = 0;
 
-	for (uint32_t i = 0; i < n; i++)
+	for (uint32_t i = 0; i < n; i++) {
+		if (mark)
+			count_mark("teardown", mark);
 		if (s->x[m]->disconnect(&s->conn[i]))
 			ret = -1;
+		if (mark)
+			count_mark("-", mark);
+	}
 	return ret;
 }
 
@@ -68,10 +84,10 @@ setup_rate(struct scale *s, enum mode m, uint32_t flags, double *up, double *dow
 	uint32_t n = s->o->rate_conns;
 	double t0 = now_s();
 
-	if (open_all(s, m, flags, n, 1))
+	if (open_all(s, m, flags, n, 1, NULL))
 		return -1;
 	double t1 = now_s();
-	int ret = close_all(s, m, n);
+	int ret = close_all(s, m, n, NULL);
 	double t2 = now_s();
 	*up = n / (t1 - t0);
 	*down = n / (t2 - t1);
@@ -137,7 +153,7 @@ multi_bw(struct scale *s, enum mode m, uint32_t n, double *ops_s)
 {
 	uint64_t done;
 
-	if (open_all(s, m, 0, n, s->o->depth))
+	if (open_all(s, m, 0, n, s->o->depth, NULL))
 		return -1;
 	double start = now_s();
 	int ret = write_until(s, m, n, start + s->o->duration / 4, &done);	/* warm-up */
@@ -145,7 +161,7 @@ multi_bw(struct scale *s, enum mode m, uint32_t n, double *ops_s)
 	if (!ret)
 		ret = write_until(s, m, n, start + s->o->duration, &done);
 	*ops_s = (double)done / (now_s() - start);
-	if (close_all(s, m, n))
+	if (close_all(s, m, n, NULL))
 		ret = -1;
 	return ret;
 }
@@ -217,9 +233,10 @@ report_grant(struct scale *s, const char *what, const double *grant, const doubl
 
 /*
  * What one connection costs, counted by the tools that read the marks: in
- * each mode one connection opened and closed first (what happens once per
- * process is not a connection's), then n opened one after the other, each
- * set-up marked, and closed, each teardown marked.
+ * each mode, and in lib again with a grant each, one connection opened and
+ * closed first (what happens once per process is not a connection's),
+ * then n opened one after the other, each set-up marked, and closed, each
+ * teardown marked.
  */
 int
 conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE_COUNT],
@@ -227,37 +244,19 @@ conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE_COU
 {
 	struct scale s = {.o = o, .x = x, .ctx = ctx, .ports = ports};
 	uint32_t n = o->conn_calls;
-	struct hello hello = {
-		.magic = HELLO_MAGIC, .workload = WL_WRITE, .depth = 1,
-		.msg_size = sizeof(struct persist_req), .flags = HELLO_HOLD,
-	};
 
 	count_marks_on();
-	for (int m = 0; m < MODE_COUNT; m++) {
-		if (!o->modes[m])
+	for (int i = 0; i <= MODE_COUNT; i++) {
+		/* the modes, then lib with a grant */
+		enum mode m = i < MODE_COUNT ? (enum mode)i : MODE_LIB;
+		uint32_t flags = i < MODE_COUNT ? 0 : HELLO_GRANT;
+		const char *label = flags ? GRANT_LABEL : mode_name(m);
+		if (!o->modes[m] || (flags && !o->grants))
 			continue;
-		if (open_all(&s, (enum mode)m, 0, 1, 1) || close_all(&s, (enum mode)m, 1))
+		if (open_all(&s, m, flags, 1, 1, NULL) || close_all(&s, m, 1, NULL) ||
+				open_all(&s, m, flags, n, 1, label) || close_all(&s, m, n, label))
 			return -1;
-		for (uint32_t i = 0; i < n; i++) {
-			count_mark("setup", (enum mode)m);
-			int ret = x[m]->connect(ctx[m], o->addr, ports[m], &hello, &s.conn[i]);
-			count_mark("-", (enum mode)m);
-			if (ret) {
-				BENCH_LOG("%s: connection %u failed\n", mode_name((enum mode)m), i + 1);
-				(void) close_all(&s, (enum mode)m, i);
-				return -1;
-			}
-		}
-		int ret = 0;
-		for (uint32_t i = 0; i < n; i++) {
-			count_mark("teardown", (enum mode)m);
-			if (x[m]->disconnect(&s.conn[i]))
-				ret = -1;
-			count_mark("-", (enum mode)m);
-		}
-		if (ret)
-			return -1;
-		printf("conn-calls %s %u connections marked\n", mode_name((enum mode)m), n);
+		printf("conn-calls %s %u connections marked\n", label, n);
 	}
 	return 0;
 }
