@@ -7,8 +7,10 @@
  * (raw) alike. The dynamic linker reports every call through a PLT entry
  * it bound (la_pltenter), so no function needs a wrapper of its own
  * signature. Calls the compiler inlined from verbs.h (ibv_post_send(),
- * ibv_req_notify_cq()...) go through the provider's table, not a PLT:
- * they are not seen here; their system calls are (strace).
+ * ibv_alloc_mw(), ibv_dealloc_mw(), ibv_req_notify_cq()...) go through the
+ * provider's table, not a PLT: they are not seen here; their system calls
+ * are (strace). Neither are the provider's own calls (rdma-core links it
+ * with BIND_NOW: its calls made no la_pltenter here).
  *
  *   LD_AUDIT=rpma-bench-audit.so RPMA_BENCH_AUDIT_OUT=FILE rpma-bench ...
  *
@@ -37,6 +39,7 @@ static struct {
 	unsigned long count[MAX_NAMES];
 	int n;
 	char phase[64];		/* "PHASE MODE", empty outside a phase */
+	int pid;		/* got once: a getpid() at a mark would be a call of the phase */
 	FILE *out;
 	char lines[LINES_MAX];
 	size_t used;
@@ -64,6 +67,7 @@ unsigned int
 la_version(unsigned int version)
 {
 	(void) version;
+	st.pid = (int)getpid();
 	/* opened before the program runs, written at its exit: in no phase */
 	const char *path = getenv("RPMA_BENCH_AUDIT_OUT");
 	st.out = path ? fopen(path, "a") : NULL;
@@ -114,7 +118,7 @@ end_phase(void)
 {
 	if (st.phase[0] == '\0')
 		return;
-	add("%d %s", (int)getpid(), st.phase);
+	add("%d %s", st.pid, st.phase);
 	for (int i = 0; i < st.n; i++)
 		if (st.count[i])
 			add(" %s=%lu", st.name[i], st.count[i]);
@@ -141,6 +145,12 @@ mark(const char *buf, size_t len)
 		return;
 	memcpy(text, buf + plen, len - plen);
 	text[len - plen] = '\0';
+	/* "= PHASE MODE": the phase going on is that one */
+	if (text[0] == '=' && text[1] == ' ') {
+		if (st.phase[0] != '\0')
+			snprintf(st.phase, sizeof(st.phase), "%s", text + 2);
+		return;
+	}
 	end_phase();
 	if (text[0] == '-' && text[1] == ' ')
 		st.phase[0] = '\0';

@@ -46,6 +46,13 @@ workload_messaging(enum workload wl)
 
 /* hello.flags: the client holds several connections at once (one-sided only) */
 #define HELLO_HOLD 1u
+/*
+ * ... and wants the data through a grant bound on its connection, its
+ * descriptor in a message after ESTABLISHED (lib only, one-sided only: the
+ * server's wait for that message's completion would take the client's
+ * first requests otherwise)
+ */
+#define HELLO_GRANT 2u
 
 /* the client's connect private data: what the server must prepare */
 struct hello {
@@ -66,6 +73,12 @@ struct persist_req {
 struct queue_sizes {
 	uint32_t sq, rq, cq;
 };
+
+/*
+ * The smallest message slot of either side: a persist request, or lib's
+ * reply with a grant's descriptor (lib.c checks that it fits).
+ */
+#define MSG_SLOT_MIN 128
 
 /* the deepest queue a client may ask for */
 #define MAX_DEPTH 64
@@ -95,6 +108,13 @@ struct bench_mem {
 	bool pmem;		/* data is true pmem (direct write to pmem declared) */
 	void (*persist)(const void *addr, size_t len);
 };
+
+/* the server's one send slot, after the receive slots of the deepest queue */
+static inline size_t
+server_send_slot(const struct bench_mem *mem)
+{
+	return (MAX_DEPTH + 2) * mem->msg_size;
+}
 
 struct xconn;
 
@@ -156,8 +176,9 @@ unsigned device_flush_caps(struct ibv_context *ctx);
 /* ... and those this build can post (0 without ibv_wr_flush) */
 unsigned device_native_flush(struct ibv_context *ctx);
 
-/* check a client's hello (private data) against the server's memory */
-int hello_parse(const void *pd, size_t len, const struct bench_mem *mem, struct hello *hello);
+/* check a client's hello (private data) against the server's memory and the flags it serves */
+int hello_parse(const void *pd, size_t len, const struct bench_mem *mem, uint32_t flags,
+		struct hello *hello);
 
 /* server memory with libpmem2: path of a devdax or file, or NULL for /dev/shm */
 int pmem_open(const char *path, size_t min_size, struct bench_mem *mem);
@@ -187,6 +208,7 @@ struct client_opts {
 	uint32_t conns[16];	/* connection counts of the aggregate bandwidth */
 	int nconns;
 	uint32_t conn_calls;	/* connections whose set-up and teardown are marked */
+	bool grants;		/* --scale and --conn-calls: lib connections with a grant too */
 };
 
 int client_run(const struct client_opts *o);
@@ -201,13 +223,18 @@ int conn_calls_run(const struct client_opts *o, const struct xport *const x[MODE
 
 /*
  * Phase marks for the tools that count what a connection costs (strace,
- * the audit module bench/audit.c): "rpma-bench-count PHASE" written to fd
- * -1, a system call that fails at once and that both of them see. Off
- * unless count_marks_on() was called; "-" ends a phase.
+ * the audit module bench/audit.c): "rpma-bench-count PHASE LABEL" written
+ * to fd -1, a system call that fails at once and that both of them see.
+ * Off unless count_marks_on() was called; PHASE "-" ends a phase; "=
+ * PHASE LABEL" renames the phase going on (a server learns from the hello
+ * what it accepts). LABEL: the mode's name, or GRANT_LABEL for lib
+ * connections with a grant.
  */
 #define COUNT_MARK_PREFIX "rpma-bench-count "
+#define COUNT_RENAME "="
+#define GRANT_LABEL "grant"
 void count_marks_on(void);
-void count_mark(const char *phase, enum mode mode);
+void count_mark(const char *phase, const char *label);
 
 /* seconds on the monotonic clock */
 double now_s(void);

@@ -514,7 +514,7 @@ client_mem(struct client *cl)
 		max = o->sizes[i] > max ? o->sizes[i] : max;
 	uint32_t depth = o->depth > 1 ? o->depth : 1;
 	cl->mem.data_size = depth * max;
-	cl->mem.msg_size = max < sizeof(struct persist_req) ? sizeof(struct persist_req) : max;
+	cl->mem.msg_size = max < MSG_SLOT_MIN ? MSG_SLOT_MIN : max;
 	cl->mem.msg_slots = 2 * depth;	/* receive slots, then send slots */
 	cl->mem.data = aligned_alloc(4096, cl->mem.data_size);
 	cl->mem.msg = aligned_alloc(4096, cl->mem.msg_size * cl->mem.msg_slots);

@@ -60,13 +60,13 @@ count_marks_on(void)
 }
 
 void
-count_mark(const char *phase, enum mode mode)
+count_mark(const char *phase, const char *label)
 {
 	char buf[64];
 
 	if (!count_marks)
 		return;
-	int len = snprintf(buf, sizeof(buf), COUNT_MARK_PREFIX "%s %s", phase, mode_name(mode));
+	int len = snprintf(buf, sizeof(buf), COUNT_MARK_PREFIX "%s %s", phase, label);
 	/* fd -1: EBADF, by design; the call is the mark */
 	if (len > 0 && write(-1, buf, (size_t)len) >= 0)
 		BENCH_LOG("the phase mark was written somewhere\n");
@@ -234,7 +234,8 @@ pmem_close(struct bench_mem *mem)
 }
 
 int
-hello_parse(const void *pd, size_t len, const struct bench_mem *mem, struct hello *hello)
+hello_parse(const void *pd, size_t len, const struct bench_mem *mem, uint32_t flags,
+		struct hello *hello)
 {
 	/* the client's bytes: check every field before use */
 	if (pd == NULL || len < sizeof(*hello)) {
@@ -244,8 +245,9 @@ hello_parse(const void *pd, size_t len, const struct bench_mem *mem, struct hell
 	memcpy(hello, pd, sizeof(*hello));
 	if (hello->magic != HELLO_MAGIC || hello->workload >= WL_COUNT ||
 			hello->depth == 0 || hello->depth > MAX_DEPTH ||
-			hello->msg_size > mem->msg_size || (hello->flags & ~HELLO_HOLD) ||
-			((hello->flags & HELLO_HOLD) && workload_messaging(hello->workload))) {
+			hello->msg_size > mem->msg_size || (hello->flags & ~flags) ||
+			((hello->flags & (HELLO_HOLD | HELLO_GRANT)) &&
+			 workload_messaging(hello->workload))) {
 		BENCH_LOG("a connection request with a bad hello\n");
 		return -1;
 	}

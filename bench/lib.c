@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
  * lib.c -- the "lib" mode: every connection and every operation through
- * librpma, the way an application would use it.
+ * librpma, the way an application would use it. A client may ask for its
+ * data through a grant (HELLO_GRANT): then the server binds one on the
+ * connection and sends its descriptor in a message, as rpma_grant_new(3)
+ * shows, instead of a region's descriptor in the accept's private data.
  */
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +29,9 @@ struct lib_ctx {
 	struct rpma_peer_cfg *pcfg;
 	/* the data again, without READ_SRC: a client flushes it natively where it can */
 	struct rpma_mr_local *flush_mr;
+	/* and registered for grants, with the usages of data_mr */
+	struct rpma_mr_local *grant_mr;
+	int grant_usage;
 };
 
 /* the hot fields first */
@@ -38,9 +45,10 @@ struct lib_conn {
 	bool native_atomic;
 	bool native_flush;	/* the flush is a native FLUSH (librpma(7) says when) */
 	unsigned native_flush_caps;
+	struct rpma_grant *grant;	/* server: the connection's grant, or NULL */
 };
 
-/* what the server's accept carries back: the descriptors */
+/* what the server's accept (or, with a grant, its message) carries back: the descriptors */
 struct lib_reply {
 	uint8_t mr_desc_size;
 	uint8_t pcfg_desc_size;
@@ -48,6 +56,11 @@ struct lib_reply {
 	uint8_t flush_native;	/* the region has no READ_SRC: flushed natively where possible */
 	uint8_t desc[64];
 };
+
+_Static_assert(sizeof(struct lib_reply) <= MSG_SLOT_MIN, "the reply fits no message slot");
+
+/* how long either side waits for the grant's message */
+#define GRANT_WAIT_MS 20000
 
 #define LC(c) ((struct lib_conn *)(void *)(c))
 
@@ -200,6 +213,8 @@ lib_close(void **ctx_ptr)
 		failed("rpma_conn_cfg_delete()", ret);
 	if (ctx->flush_mr && (ret = rpma_mr_dereg(&ctx->flush_mr)))
 		failed("rpma_mr_dereg()", ret);
+	if (ctx->grant_mr && (ret = rpma_mr_dereg(&ctx->grant_mr)))
+		failed("rpma_mr_dereg()", ret);
 	if ((ret = rpma_mr_dereg(&ctx->msg_mr)))
 		failed("rpma_mr_dereg()", ret);
 	if ((ret = rpma_mr_dereg(&ctx->data_mr)))
@@ -239,6 +254,19 @@ conn_alloc(struct lib_ctx *ctx)
 	return lc;
 }
 
+/*
+ * After rpma_conn_delete(), which revoked the grant (rpma_grant_new(3),
+ * "Its end"): free its handle, then the connection.
+ */
+static int
+conn_free(struct lib_conn *lc)
+{
+	int ret = lc->grant ? rpma_grant_delete(&lc->grant) : 0;
+
+	free(lc);
+	return ret ? failed("rpma_grant_delete()", ret) : 0;
+}
+
 static int
 lib_disconnect(struct xconn **conn_ptr)
 {
@@ -257,9 +285,52 @@ lib_disconnect(struct xconn **conn_ptr)
 		if ((ret = rpma_conn_delete(&lc->conn)))
 			err = failed("rpma_conn_delete()", ret);
 	}
-	free(lc);
+	if (conn_free(lc))
+		err = -1;
 	*conn_ptr = NULL;
 	return err;
+}
+
+/*
+ * Take the completion of the grant's message (opcode: the server's send or
+ * the client's receive), waiting on the CQ's channel: the CQ is armed at its
+ * creation (rpma_cq_wait(3)) and this is its first completion. The peer's
+ * disconnect ends the wait too: it flushes no receive of this side.
+ */
+static int
+wait_message(struct lib_conn *lc, enum ibv_wc_opcode opcode, struct ibv_wc *wc)
+{
+	struct pollfd pfd[2] = {{.events = POLLIN}, {.events = POLLIN}};
+	int ret;
+
+	if ((ret = rpma_cq_get_fd(lc->cq, &pfd[0].fd)) ||
+			(ret = rpma_conn_get_event_fd(lc->conn, &pfd[1].fd)))
+		return failed("rpma_*_get_fd()", ret);
+	for (;;) {
+		int n = poll(pfd, 2, GRANT_WAIT_MS);
+		if (n <= 0) {
+			BENCH_LOG("no grant's message: %s\n", n ? "poll() failed" : "timed out");
+			return -1;
+		}
+		if ((pfd[0].revents & POLLIN) && (ret = rpma_cq_wait(lc->cq)))
+			return failed("rpma_cq_wait()", ret);
+		/* the peer's close may come with the completion: take that first */
+		ret = rpma_cq_get_wc(lc->cq, 1, wc, NULL);
+		if (ret != RPMA_E_NO_COMPLETION)
+			break;
+		if (pfd[1].revents & POLLIN) {
+			BENCH_LOG("no grant's message: the peer is gone\n");
+			return -1;
+		}
+	}
+	if (ret)
+		return failed("rpma_cq_get_wc()", ret);
+	if (wc->status != IBV_WC_SUCCESS || wc->opcode != opcode) {
+		BENCH_LOG("the grant's message: %s (opcode %d)\n", ibv_wc_status_str(wc->status),
+				wc->opcode);
+		return -1;
+	}
+	return 0;
 }
 
 /* --- client ---------------------------------------------------------------- */
@@ -272,23 +343,20 @@ lib_client_open(const char *addr, struct bench_mem *mem, void **ctx)
 			(struct lib_ctx **)ctx);
 }
 
-/* the region and the peer configuration the server sent */
+/* the region (or grant) and the peer configuration the server sent: len bytes at ptr */
 static int
-apply_reply(struct lib_conn *lc)
+apply_reply(struct lib_conn *lc, const void *ptr, size_t len)
 {
-	struct rpma_conn_private_data pd;
 	struct lib_reply reply;
 	struct rpma_peer_cfg *pcfg;
 	int ret, flush_types;
 	bool direct;
 
-	if ((ret = rpma_conn_get_private_data(lc->conn, &pd)))
-		return failed("rpma_conn_get_private_data()", ret);
-	if (pd.ptr == NULL || pd.len < sizeof(reply)) {
-		BENCH_LOG("the server sent %u bytes of private data\n", pd.len);
+	if (ptr == NULL || len < sizeof(reply)) {
+		BENCH_LOG("the server sent %zu bytes of descriptors\n", len);
 		return -1;
 	}
-	memcpy(&reply, pd.ptr, sizeof(reply));
+	memcpy(&reply, ptr, sizeof(reply));
 	if ((size_t)reply.mr_desc_size + reply.pcfg_desc_size > sizeof(reply.desc)) {
 		BENCH_LOG("the server's descriptors do not fit\n");
 		return -1;
@@ -309,11 +377,30 @@ apply_reply(struct lib_conn *lc)
 	/* persistent where the server allows it, visible otherwise */
 	lc->ftype = (direct && (flush_types & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) ?
 			RPMA_FLUSH_TYPE_PERSISTENT : RPMA_FLUSH_TYPE_VISIBILITY;
-	/* the server sends a region without READ_SRC for apm only (make_reply()) */
+	/* the server sends a region without READ_SRC for apm only, not a grant (make_reply()) */
 	lc->native_flush = reply.flush_native && (lc->native_flush_caps &
 			(lc->ftype == RPMA_FLUSH_TYPE_PERSISTENT ?
 			BENCH_FLUSH_PERSISTENT : BENCH_FLUSH_GLOBAL));
 	return 0;
+}
+
+/* the descriptors: in the accept's private data, or with a grant in the first message */
+static int
+take_reply(struct lib_conn *lc, bool grant, const struct bench_mem *mem)
+{
+	struct rpma_conn_private_data pd;
+	struct ibv_wc wc;
+	int ret;
+
+	if (grant) {
+		/* the receive in slot 0, posted before the connection */
+		if (wait_message(lc, IBV_WC_RECV, &wc))
+			return -1;
+		return apply_reply(lc, mem->msg, wc.byte_len);
+	}
+	if ((ret = rpma_conn_get_private_data(lc->conn, &pd)))
+		return failed("rpma_conn_get_private_data()", ret);
+	return apply_reply(lc, pd.ptr, pd.len);
 }
 
 static int
@@ -324,6 +411,7 @@ lib_connect(void *ctx_ptr, const char *addr, const char *port, const struct hell
 	struct rpma_conn_req *req;
 	struct rpma_conn_private_data pd = {(void *)hello, sizeof(*hello)};
 	struct lib_conn *lc = conn_alloc(ctx);
+	bool grant = hello->flags & HELLO_GRANT;
 	int ret;
 
 	if (lc == NULL)
@@ -332,16 +420,25 @@ lib_connect(void *ctx_ptr, const char *addr, const char *port, const struct hell
 		failed("rpma_conn_req_new()", ret);
 		goto err_free;
 	}
+	/* the grant's message may come before ESTABLISHED does: its buffer first (slot 0) */
+	if (grant && (ret = rpma_conn_req_recv(req, ctx->msg_mr, 0, ctx->mem->msg_size, NULL))) {
+		failed("rpma_conn_req_recv()", ret);
+		(void) rpma_conn_req_delete(&req);
+		goto err_free;
+	}
 	if ((ret = rpma_conn_req_connect(&req, &pd, &lc->conn))) {
 		failed("rpma_conn_req_connect()", ret);
 		goto err_free;
 	}
-	if (conn_expect(lc->conn, RPMA_CONN_ESTABLISHED) || apply_reply(lc))
-		goto err_disconnect;
+	/* refused or unreachable: no CLOSED follows, nothing to disconnect */
+	if (conn_expect(lc->conn, RPMA_CONN_ESTABLISHED))
+		goto err_delete;
 	if ((ret = rpma_conn_get_cq(lc->conn, &lc->cq))) {
 		failed("rpma_conn_get_cq()", ret);
 		goto err_disconnect;
 	}
+	if (take_reply(lc, grant, ctx->mem))
+		goto err_disconnect;
 	*conn = (struct xconn *)(void *)lc;
 	return 0;
 
@@ -349,6 +446,8 @@ err_disconnect:
 	*conn = (struct xconn *)(void *)lc;
 	(void) lib_disconnect(conn);
 	return -1;
+err_delete:
+	(void) rpma_conn_delete(&lc->conn);
 err_free:
 	free(lc);
 	return -1;
@@ -375,6 +474,13 @@ lib_server_open(const char *addr, const char *port, struct bench_mem *mem, void 
 		failed("rpma_mr_reg(data, flush)", ret);
 		goto err_close;
 	}
+	/* succeeds on a device without type-2 windows too: then a grant is refused */
+	if ((ret = rpma_mr_reg_for_grants(ctx->peer, mem->data, mem->data_size, usage,
+			&ctx->grant_mr))) {
+		failed("rpma_mr_reg_for_grants(data)", ret);
+		goto err_close;
+	}
+	ctx->grant_usage = usage;
 	if ((ret = rpma_peer_cfg_new(&ctx->pcfg)) ||
 			(ret = rpma_peer_cfg_set_direct_write_to_pmem(ctx->pcfg, mem->pmem))) {
 		failed("rpma_peer_cfg_*()", ret);
@@ -395,28 +501,62 @@ err_close:
 	return -1;
 }
 
-/* apm gets the region a client flushes natively where it can, the rest READ_SRC's */
+/*
+ * The data's descriptor: the grant's, if there is one, which says itself
+ * how its client flushes (rpma_grant_get_descriptor(3)); else apm gets the
+ * region a client flushes natively where it can, the rest READ_SRC's.
+ */
 static int
-make_reply(struct lib_ctx *ctx, enum workload wl, struct lib_reply *reply)
+make_reply(struct lib_ctx *ctx, enum workload wl, const struct rpma_grant *grant,
+		struct lib_reply *reply)
 {
 	const struct rpma_mr_local *mr = wl == WL_APM ? ctx->flush_mr : ctx->data_mr;
 	size_t mr_size, pcfg_size;
 	int ret;
 
 	memset(reply, 0, sizeof(*reply));
-	if ((ret = rpma_mr_get_descriptor_size(mr, &mr_size)) ||
-			(ret = rpma_peer_cfg_get_descriptor_size(ctx->pcfg, &pcfg_size)))
+	ret = grant ? rpma_grant_get_descriptor_size(grant, &mr_size) :
+			rpma_mr_get_descriptor_size(mr, &mr_size);
+	if (ret || (ret = rpma_peer_cfg_get_descriptor_size(ctx->pcfg, &pcfg_size)))
 		return failed("rpma_*_get_descriptor_size()", ret);
 	if (mr_size + pcfg_size > sizeof(reply->desc))
 		return -1;
-	if ((ret = rpma_mr_get_descriptor(mr, reply->desc)) ||
-			(ret = rpma_peer_cfg_get_descriptor(ctx->pcfg, reply->desc + mr_size)))
+	ret = grant ? rpma_grant_get_descriptor(grant, reply->desc) :
+			rpma_mr_get_descriptor(mr, reply->desc);
+	if (ret || (ret = rpma_peer_cfg_get_descriptor(ctx->pcfg, reply->desc + mr_size)))
 		return failed("rpma_*_get_descriptor()", ret);
 	reply->mr_desc_size = (uint8_t)mr_size;
 	reply->pcfg_desc_size = (uint8_t)pcfg_size;
 	reply->native_atomic = ctx->native_atomic;
-	reply->flush_native = wl == WL_APM;
+	reply->flush_native = grant == NULL && wl == WL_APM;
 	return 0;
+}
+
+/*
+ * Bind a grant of the whole data on the established connection and send
+ * its descriptor (and the peer configuration's) from the server's send
+ * slot, then wait for the send: the slot is free again, and the bind,
+ * posted unsignaled before it, has left the send queue.
+ */
+static int
+grant_send(struct lib_ctx *ctx, struct lib_conn *lc, enum workload wl)
+{
+	struct bench_mem *mem = ctx->mem;
+	size_t off = server_send_slot(mem);
+	struct lib_reply reply;
+	struct ibv_wc wc;
+	int ret;
+
+	if ((ret = rpma_grant_new(lc->conn, ctx->grant_mr, 0, mem->data_size, ctx->grant_usage,
+			&lc->grant)))
+		return failed("rpma_grant_new()", ret);
+	if (make_reply(ctx, wl, lc->grant, &reply))
+		return -1;
+	memcpy(mem->msg + off, &reply, sizeof(reply));
+	if ((ret = rpma_send(lc->conn, ctx->msg_mr, off, sizeof(reply), RPMA_F_COMPLETION_ALWAYS,
+			NULL)))
+		return failed("rpma_send()", ret);
+	return wait_message(lc, IBV_WC_SEND, &wc);
 }
 
 static int
@@ -436,8 +576,10 @@ lib_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 		goto err_free;
 	}
 	if ((ret = rpma_conn_req_get_private_data(req, &pd)) ||
-			hello_parse(pd.ptr, pd.len, ctx->mem, hello) ||
-			make_reply(ctx, (enum workload)hello->workload, &reply))
+			hello_parse(pd.ptr, pd.len, ctx->mem, HELLO_HOLD | HELLO_GRANT, hello))
+		goto err_reject;
+	bool grant = hello->flags & HELLO_GRANT;
+	if (!grant && make_reply(ctx, (enum workload)hello->workload, NULL, &reply))
 		goto err_reject;
 	for (uint32_t i = 0; workload_messaging(hello->workload) && i < hello->depth + 2; i++) {
 		ret = rpma_conn_req_recv(req, ctx->msg_mr, i * ctx->mem->msg_size,
@@ -447,15 +589,17 @@ lib_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 			goto err_reject;
 		}
 	}
+	/* a grant needs the connection: its descriptor follows in a message */
 	pd.ptr = &reply;
 	pd.len = sizeof(reply);
-	if ((ret = rpma_conn_req_connect(&req, &pd, &lc->conn))) {
+	if ((ret = rpma_conn_req_connect(&req, grant ? NULL : &pd, &lc->conn))) {
 		failed("rpma_conn_req_connect()", ret);
 		goto err_free;
 	}
 	*conn = (struct xconn *)(void *)lc;
 	if (conn_expect(lc->conn, RPMA_CONN_ESTABLISHED) ||
-			(ret = rpma_conn_get_cq(lc->conn, &lc->cq))) {
+			(ret = rpma_conn_get_cq(lc->conn, &lc->cq)) ||
+			(grant && grant_send(ctx, lc, (enum workload)hello->workload))) {
 		(void) lib_disconnect(conn);
 		return -1;
 	}
@@ -487,10 +631,12 @@ lib_server_disconnect(struct xconn **conn_ptr)
 {
 	struct lib_conn *lc = LC(*conn_ptr);
 	int ret = rpma_conn_delete(&lc->conn);
+	int err = ret ? failed("rpma_conn_delete()", ret) : 0;
 
-	free(lc);
+	if (conn_free(lc))
+		err = -1;
 	*conn_ptr = NULL;
-	return ret ? failed("rpma_conn_delete()", ret) : 0;
+	return err;
 }
 
 static int

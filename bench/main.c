@@ -57,18 +57,28 @@ usage(FILE *f)
 "                    close them) and the aggregate bandwidth of writes of the\n"
 "                    first --sizes size, --depth in flight on each of --conns\n"
 "                    connections; prints \"setup|teardown|multi-bw MODE conns=N\n"
-"                    size=S UNIT=X\" and \"ratio MEASURE N lib/raw=X\"\n"
+"                    size=S UNIT=X\" and \"ratio MEASURE N lib/raw=X\". With\n"
+"                    lib, also lib connections with a grant each (the data\n"
+"                    through a grant bound on the connection, its descriptor in\n"
+"                    a message), the runs next to the plain lib ones:\n"
+"                    \"setup-grant|teardown-grant lib ...\" and \"ratio\n"
+"                    setup-grant N grant/plain=X\"\n"
 "  --rate-conns N    connections of a set-up rate run (default 32, max %d)\n"
 "  --conns LIST      connection counts of the bandwidth runs (default\n"
 "                    1,2,4,8,16,32,64)\n"
 "  --conn-calls N    instead of the workloads: open one connection and close\n"
 "                    it, then open N one after the other and close them, in\n"
-"                    each mode, marking each set-up and teardown for the\n"
+"                    each mode (and with lib, again with a grant each, marked\n"
+"                    \"" GRANT_LABEL "\"), marking each set-up and teardown for the\n"
 "                    tools that count its calls (utils/bench --conn-calls)\n"
+"  --no-grant        no connections with a grant in --scale and --conn-calls\n"
+"                    (for a server whose device binds no type-2 memory windows)\n"
 "\n"
 "Server option --marks: mark each accept and each close of a held\n"
-"connection the same way. A mark is write(-1, \"" COUNT_MARK_PREFIX "PHASE MODE\"),\n"
-"which fails with EBADF; PHASE \"-\" ends a phase.\n"
+"connection the same way. A mark is write(-1, \"" COUNT_MARK_PREFIX "PHASE LABEL\"),\n"
+"which fails with EBADF; LABEL is the mode, or \"" GRANT_LABEL "\"; PHASE \"-\" ends a\n"
+"phase, \"" COUNT_RENAME " PHASE\" renames the one going on (an accept found to be one\n"
+"with a grant).\n"
 "\n"
 "Prints per workload and size: latency (min, p50, p99, p99.9, max in us),\n"
 "bandwidth (MiB/s, op/s), client CPU time per operation, and\n"
@@ -185,7 +195,7 @@ parse_number(const char *s, double min, double max, double *out)
 enum { OPT_WORKLOADS = 256, OPT_SIZES, OPT_DEPTH, OPT_ITERS, OPT_WARMUP, OPT_DURATION,
 	OPT_REPS, OPT_MODES, OPT_LAT_ONLY, OPT_BW_ONLY, OPT_CSV, OPT_CALLS, OPT_PMEM,
 	OPT_MAX_SIZE, OPT_ONCE, OPT_SCALE, OPT_RATE_CONNS, OPT_CONNS, OPT_CONN_CALLS,
-	OPT_MARKS };
+	OPT_MARKS, OPT_NO_GRANT };
 
 static const struct option long_opts[] = {
 	{"addr", required_argument, NULL, 'a'},
@@ -211,6 +221,7 @@ static const struct option long_opts[] = {
 	{"conns", required_argument, NULL, OPT_CONNS},
 	{"conn-calls", required_argument, NULL, OPT_CONN_CALLS},
 	{"marks", no_argument, NULL, OPT_MARKS},
+	{"no-grant", no_argument, NULL, OPT_NO_GRANT},
 	{NULL, 0, NULL, 0},
 };
 
@@ -242,6 +253,7 @@ parse_opt(int c, struct client_opts *o, struct server_opts *s)
 	case OPT_SCALE: o->scale = true; return 0;
 	case OPT_CONNS: return parse_conns(optarg, o);
 	case OPT_MARKS: count_marks_on(); return 0;
+	case OPT_NO_GRANT: o->grants = false; return 0;
 	case OPT_CONN_CALLS:
 		if (parse_number(optarg, 1, MAX_CONNS, &v))
 			return -1;
@@ -287,6 +299,7 @@ main(int argc, char *argv[])
 		.addr = getenv("RPMA_TEST_IP"), .port = DEFAULT_PORT, .depth = 16,
 		.iters = 10000, .warmup = 100, .duration = 0.1, .reps = 8,
 		.modes = {true, true}, .lat = true, .bw = true, .rate_conns = 32,
+		.grants = true,
 	};
 	struct server_opts s = {.max_size = MAX_SIZE};
 	int c;

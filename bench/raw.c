@@ -606,7 +606,8 @@ raw_accept(void *ctx_ptr, struct xconn **conn, struct hello *hello)
 	rc->id = ev->id;
 	const void *pd = ev->param.conn.private_data;
 	uint8_t pd_len = ev->param.conn.private_data_len;
-	if (hello_parse(pd, pd_len, ctx->mem, hello) || create_queues(ctx, rc))
+	/* no HELLO_GRANT: a grant is the library's (a window bound for one QP), raw has none */
+	if (hello_parse(pd, pd_len, ctx->mem, HELLO_HOLD, hello) || create_queues(ctx, rc))
 		goto err_reject;
 	for (uint32_t i = 0; workload_messaging(hello->workload) && i < hello->depth + 2; i++) {
 		if (raw_recv((struct xconn *)(void *)rc, i * ctx->mem->msg_size,

@@ -64,7 +64,7 @@ answer(const struct xport_ops *ops, struct xconn *c, const struct bench_mem *mem
 		reply_len = sizeof(uint64_t);
 	}
 	if (ops->recv(c, slot * mem->msg_size, hello->msg_size, slot) ||
-			ops->send(c, (MAX_DEPTH + 2) * mem->msg_size, reply_len, UINT64_MAX)) {
+			ops->send(c, server_send_slot(mem), reply_len, UINT64_MAX)) {
 		BENCH_LOG("posting the answer failed\n");
 		return -1;
 	}
@@ -147,6 +147,7 @@ spin_until_closed(const struct xport *x, struct xconn *c)
 struct held {
 	const struct xport *x;
 	struct xconn *conn;
+	const char *label;	/* of its phase marks */
 };
 
 static struct held held[MAX_HELD];
@@ -156,12 +157,10 @@ static int nheld;
 static void
 release_held(int i)
 {
-	enum mode m = held[i].x == &xport_lib ? MODE_LIB : MODE_RAW;
-
-	count_mark("close", m);
+	count_mark("close", held[i].label);
 	if (held[i].x->wait_closed(held[i].conn) || held[i].x->disconnect(&held[i].conn))
 		BENCH_LOG("%s: a held connection ended with an error\n", held[i].x->name);
-	count_mark("-", m);
+	count_mark("-", held[i].label);
 	held[i] = held[--nheld];
 }
 
@@ -170,17 +169,21 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 {
 	struct xconn *conn;
 	struct hello hello;
-	enum mode m = x == &xport_lib ? MODE_LIB : MODE_RAW;
 
-	count_mark("accept", m);
+	count_mark("accept", x->name);
 	int ret = x->accept(ctx, &conn, &hello);
-	count_mark("-", m);
+	bool grant = ret == 0 && (hello.flags & HELLO_GRANT);
+	const char *label = grant ? GRANT_LABEL : x->name;
+	/* known from the hello only: the accept was one with a grant */
+	if (grant)
+		count_mark(COUNT_RENAME " accept", label);
+	count_mark("-", label);
 	if (ret)
 		return 0;	/* a refused request does not stop the server */
 	if (hello.flags & HELLO_HOLD) {
 		/* one-sided: nothing to serve, keep it until the client closes it */
 		if (nheld < MAX_HELD) {
-			held[nheld++] = (struct held){x, conn};
+			held[nheld++] = (struct held){x, conn, label};
 			return 0;
 		}
 		BENCH_LOG("more than %d connections held\n", MAX_HELD);
@@ -201,8 +204,7 @@ serve_one(const struct xport *x, void *ctx, const struct bench_mem *mem)
 static int
 alloc_messages(struct bench_mem *mem, size_t max_size)
 {
-	mem->msg_size = max_size < sizeof(struct persist_req) ?
-			sizeof(struct persist_req) : max_size;
+	mem->msg_size = max_size < MSG_SLOT_MIN ? MSG_SLOT_MIN : max_size;
 	mem->msg_slots = MAX_DEPTH + 3;	/* receive slots, then one send slot */
 	mem->msg = aligned_alloc(4096, mem->msg_size * mem->msg_slots);
 	if (mem->msg == NULL) {
