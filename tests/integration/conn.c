@@ -372,6 +372,38 @@ connect_must_fail(const char *addr, int timeout_ms, double limit_s,
 }
 
 /*
+ * A connection request, made and dropped (its QP is made in
+ * rpma_conn_req_new()), on librpma 1.x (CLIENT_1X). librpma 1.3 cannot
+ * make one on soft-iWARP: built with native ATOMIC WRITE and FLUSH, it
+ * asks rdma_create_qp_ex() for an extended QP, which libsiw refuses with
+ * EOPNOTSUPP (ours asks for one only where the device offers those
+ * operations). So no pair with 1.3 connects there, and utils/test --siw
+ * leaves them out; this test shows why, and would show the day it changes.
+ */
+void
+conn_req_client(void)
+{
+	struct rpma_peer *peer = peer_open();
+	struct rpma_conn_req *req = NULL;
+	const char *version = env_or("RPMA_TEST_1X_VERSION", "");
+	bool refused = on_1x() && strncmp(version, "1.3", 3) == 0 && test_iwarp();
+
+	int ret = rpma_conn_req_new(peer, test_ip(), test_port(), NULL, &req);
+	if (refused) {
+		CHECK(ret == RPMA_E_PROVIDER && req == NULL, "librpma %s on iWARP: "
+				"rpma_conn_req_new() returned %d (%s), expected RPMA_E_PROVIDER",
+				version, ret, rpma_err_2str(ret));
+		note("librpma %s on iWARP: rpma_conn_req_new() refused (its QP)", version);
+	} else {
+		CHECK_RET(ret);
+		CHECK_RET(rpma_conn_req_delete(&req));
+		note("a connection request made and dropped%s%s", on_1x() ? " on librpma " : "",
+				on_1x() ? version : "");
+	}
+	CHECK_RET(rpma_peer_delete(&peer));
+}
+
+/*
  * nobody listens on the port: the peer's CM rejects the request; on iWARP
  * the TCP connection rdma_connect() opens is refused, and the call fails
  */

@@ -11,6 +11,7 @@
 #define PAIR(name, options)
 #define PAIR_1X_LABEL(name, label, options)
 #define IWARP(name, what)
+#define CLIENT_1X(name)
 #define PAIR_1X(name, options)
 #define CLIENT(name, options)
 #define HOSTS(name)
@@ -22,6 +23,7 @@ static const struct integ_test tests[] = {
 };
 #undef PAIR
 #undef PAIR_1X
+#undef CLIENT_1X
 #undef IWARP
 #undef PAIR_1X_LABEL
 #undef CLIENT

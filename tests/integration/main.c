@@ -11,6 +11,7 @@
 #define PAIR(name, options) {#name, name##_server, name##_client},
 #define PAIR_1X_LABEL(name, label, options) PAIR(name, options)
 #define IWARP(name, what)
+#define CLIENT_1X(name) {#name, NULL, name##_client},
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) {#name, NULL, name##_client},
 #define HOSTS(name) {#name, name##_server, name##_client},
@@ -23,6 +24,7 @@ static const struct integ_test tests[] = {
 };
 #undef PAIR
 #undef PAIR_1X
+#undef CLIENT_1X
 #undef IWARP
 #undef PAIR_1X_LABEL
 #undef CLIENT

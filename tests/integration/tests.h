@@ -7,6 +7,7 @@
 #define PAIR(name, options) void name##_server(void); void name##_client(void);
 #define PAIR_1X_LABEL(name, label, options) PAIR(name, options)
 #define IWARP(name, what)
+#define CLIENT_1X(name) void name##_client(void);
 #define PAIR_1X(name, options) PAIR(name, options)
 #define CLIENT(name, options) void name##_client(void);
 #define HOSTS(name) void name##_server(void); void name##_client(void);
@@ -16,6 +17,7 @@
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
+#undef CLIENT_1X
 #undef IWARP
 #undef PAIR_1X_LABEL
 #undef CLIENT
