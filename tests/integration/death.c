@@ -95,6 +95,27 @@ drain(struct rpma_cq *cq, int inflight)
 	note("all %d operations in flight came back, %d with an error status", inflight, errors);
 }
 
+/*
+ * soft-iWARP (Linux 6.12) may complete the operations in flight at the
+ * peer's death not at all: its QP goes from CLOSING to ERROR flushing the
+ * send queue only while a work request is in progress (siw_qp.c,
+ * siw_qp_nextstate_from_close()); and once one more than were in flight
+ * came back. So on iWARP what comes back within a while is taken, and the
+ * connection must still be deleted at once (tests.def, IWARP).
+ */
+#define DRAIN_SOME_MS 2000
+
+static void
+drain_some(struct rpma_cq *cq, int inflight)
+{
+	int back = 0;
+	struct ibv_wc wc;
+
+	while (cq_next_wc(cq, DRAIN_SOME_MS, &wc))
+		back++;
+	note("iWARP: %d of the %d operations in flight came back", back, inflight);
+}
+
 /* a client killed mid-transfer */
 
 void
@@ -257,7 +278,10 @@ server_killed_client(void)
 
 	/* whatever is in flight comes back once the QP goes down */
 	CHECK_RET(rpma_conn_disconnect(conn));
-	drain(cq, inflight);
+	if (test_iwarp())
+		drain_some(cq, inflight);
+	else
+		drain(cq, inflight);
 	CHECK_RET(rpma_conn_delete(&conn));
 
 	CHECK_RET(rpma_mr_dereg(&local));
