@@ -273,7 +273,7 @@ conn_close(struct rpma_conn **conn_ptr, bool wait_for_closed)
 }
 
 int
-cq_next_wc(struct rpma_cq *cq, struct ibv_wc *wc)
+cq_next_wc_any(struct rpma_cq *cq, struct ibv_wc *wc)
 {
 	int ret;
 
@@ -285,10 +285,17 @@ cq_next_wc(struct rpma_cq *cq, struct ibv_wc *wc)
 			return ret;
 		}
 	}
-	if (ret) {
+	if (ret)
 		print_error("rpma_cq_get_wc()", ret);
+	return ret;
+}
+
+int
+cq_next_wc(struct rpma_cq *cq, struct ibv_wc *wc)
+{
+	int ret = cq_next_wc_any(cq, wc);
+	if (ret)
 		return ret;
-	}
 	if (wc->status != IBV_WC_SUCCESS) {
 		fprintf(stderr, "an operation failed: %s\n", ibv_wc_status_str(wc->status));
 		return RPMA_E_UNKNOWN;
@@ -327,28 +334,47 @@ int
 descs_pack(const struct rpma_mr_local *mr, const struct rpma_peer_cfg *pcfg,
 		struct descs_pdata *pd)
 {
-	size_t mr_size, pcfg_size = 0;
+	char desc[sizeof(pd->descs)];
+	size_t size;
 
-	memset(pd, 0, sizeof(*pd));
-	int ret = rpma_mr_get_descriptor_size(mr, &mr_size);
-	if (!ret && pcfg)
-		ret = rpma_peer_cfg_get_descriptor_size(pcfg, &pcfg_size);
+	int ret = rpma_mr_get_descriptor_size(mr, &size);
+	if (!ret && size > sizeof(desc))
+		ret = RPMA_E_NOSUPP;
+	if (!ret)
+		ret = rpma_mr_get_descriptor(mr, desc);
 	if (ret) {
-		print_error("getting a descriptor size", ret);
+		print_error("getting the region's descriptor", ret);
 		return ret;
 	}
-	if (mr_size + pcfg_size > sizeof(pd->descs)) {
+	return descs_pack_desc(desc, size, pcfg, pd);
+}
+
+int
+descs_pack_desc(const void *desc, size_t desc_size, const struct rpma_peer_cfg *pcfg,
+		struct descs_pdata *pd)
+{
+	size_t pcfg_size = 0;
+	int ret = 0;
+
+	memset(pd, 0, sizeof(*pd));
+	if (pcfg)
+		ret = rpma_peer_cfg_get_descriptor_size(pcfg, &pcfg_size);
+	if (ret) {
+		print_error("rpma_peer_cfg_get_descriptor_size()", ret);
+		return ret;
+	}
+	if (desc_size + pcfg_size > sizeof(pd->descs)) {
 		fprintf(stderr, "the descriptors do not fit the private data\n");
 		return RPMA_E_NOSUPP;
 	}
-	ret = rpma_mr_get_descriptor(mr, pd->descs);
-	if (!ret && pcfg)
-		ret = rpma_peer_cfg_get_descriptor(pcfg, pd->descs + mr_size);
+	memcpy(pd->descs, desc, desc_size);
+	if (pcfg)
+		ret = rpma_peer_cfg_get_descriptor(pcfg, pd->descs + desc_size);
 	if (ret) {
-		print_error("getting a descriptor", ret);
+		print_error("rpma_peer_cfg_get_descriptor()", ret);
 		return ret;
 	}
-	pd->mr_desc_size = (uint8_t)mr_size;
+	pd->mr_desc_size = (uint8_t)desc_size;
 	pd->pcfg_desc_size = (uint8_t)pcfg_size;
 	return 0;
 }

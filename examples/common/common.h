@@ -98,6 +98,9 @@ int conn_close(struct rpma_conn **conn_ptr, bool wait_for_closed);
  */
 int cq_next_wc(struct rpma_cq *cq, struct ibv_wc *wc);
 
+/* Wait for the next completion on cq, whatever its status: for a failure expected. */
+int cq_next_wc_any(struct rpma_cq *cq, struct ibv_wc *wc);
+
 /* Wait for the next completion on the connection's main CQ. */
 int conn_next_wc(struct rpma_conn *conn, struct ibv_wc *wc);
 
@@ -106,7 +109,8 @@ int conn_wait_for(struct rpma_conn *conn, enum ibv_wc_opcode opcode, struct ibv_
 
 /*
  * The memory region descriptor (and the server's peer configuration
- * descriptor) a server hands its client in the private data.
+ * descriptor) a server hands its client in the private data; a grant's
+ * in a message (example 17).
  */
 struct descs_pdata {
 	uint8_t mr_desc_size;
@@ -116,6 +120,13 @@ struct descs_pdata {
 
 /* Fill pd with mr's descriptor and pcfg's (pcfg may be NULL). */
 int descs_pack(const struct rpma_mr_local *mr, const struct rpma_peer_cfg *pcfg,
+		struct descs_pdata *pd);
+
+/*
+ * Fill pd with the desc_size bytes at desc (a region's descriptor, or a
+ * grant's) and pcfg's descriptor (pcfg may be NULL).
+ */
+int descs_pack_desc(const void *desc, size_t desc_size, const struct rpma_peer_cfg *pcfg,
 		struct descs_pdata *pd);
 
 /*

@@ -35,4 +35,11 @@ struct flush_resp {
 	int32_t status;		/* 0: persisted; an errno value otherwise */
 };
 
+/* what the server of example 17 sends a client once it has granted it its part */
+struct grant_msg {
+	struct descs_pdata descs;	/* the grant's descriptor and the peer configuration's */
+	uint8_t part;		/* which part: 0 .. parts - 1 */
+	uint8_t parts;		/* how many parts the region is cut into */
+};
+
 #endif /* EXAMPLES_MSG_H */
