@@ -26,7 +26,7 @@ struct rpma_grant {
 	int desc_usage;		/* what its descriptor shows the peer */
 };
 
-/* why mr[offset, +len) cannot be granted for usage on conn (logged), or 0 */
+/* why mr cannot be granted with access (-1: a usage it may not carry) on peer (logged), or 0 */
 static int
 grant_refused(const struct rpma_peer *peer, const struct rpma_mr_local *mr, int access)
 {

@@ -7,9 +7,8 @@
  *
  * On a device that lets an access through a window reach the whole region
  * under it (rxe, peer.h), the window is bound over a registration of its
- * own range, with the region's access: a region for grants has no remote
- * read or write right (mr.c), so that registration's key lets no peer in
- * either.
+ * own range, with the region's access less any remote read or write right,
+ * so that registration's key lets no peer in either.
  *
  * A window is revoked by deallocating it, not by an invalidation posted on
  * the QP: the call returns once the device has dropped the key, and needs
@@ -158,7 +157,8 @@ mw_bind(struct mw_set *set, const struct rpma_peer *peer, struct ibv_qp *qp,
 	struct ibv_mr *target = range->mr;
 	int ret;
 	if (!peer_windows_bounded(peer)) {
-		int own_access = range->mr_access;
+		/* never a remote read or write right of its own (iWARP's read destination's) */
+		int own_access = range->mr_access & ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
 		ret = peer_reg_mr(peer, (void *)(uintptr_t)range->addr, (size_t)range->length,
 				&own_access, &mw->own_mr);
 		if (ret)
