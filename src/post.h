@@ -22,7 +22,10 @@
 #define POST_SIGNALED (RPMA_F_COMPLETION_ALWAYS & ~RPMA_F_COMPLETION_ON_ERROR)
 _Static_assert(POST_SIGNALED == IBV_SEND_SIGNALED, "flags map to send flags by one mask");
 
-/* Log a failed post (errno = err, or -err where a provider negates it) and return RPMA_E_PROVIDER. */
+/*
+ * Log a failed post (errno = err, or -err where a provider negates it) and
+ * return RPMA_E_PROVIDER.
+ */
 int post_failed(int err, const char *call);
 
 /* Post a request that moves no byte: no scatter entry, no remote address. */
