@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "librpma.h"
 #include "mocks.h"
@@ -23,7 +24,8 @@ static int calls[MOCK_FN_NUM];
 static int orders[MOCK_FN_NUM];
 static int sequence;
 static void *objects[OBJECTS_MAX];
-static long heap_live;
+/* atomic: a test may free from two threads */
+static _Atomic long heap_live;
 int unacked_at_destroy;
 
 struct mock_record mock_rec;
@@ -149,6 +151,38 @@ mock_unacked_at_destroy(void)
 
 /* the allocator seam: -Wl,--wrap=malloc,--wrap=calloc,--wrap=free */
 
+/*
+ * The clock the library reads: it moves on 1 ms at every reading, and by
+ * what the library sleeps, so a wait for a completion that never comes
+ * ends at once, after as many polls as its time limit in ms.
+ */
+static struct timespec mock_now;
+
+static void
+mock_clock_add(long ns)
+{
+	mock_now.tv_nsec += ns;
+	mock_now.tv_sec += mock_now.tv_nsec / 1000000000;
+	mock_now.tv_nsec %= 1000000000;
+}
+
+int
+__wrap_clock_gettime(clockid_t clock, struct timespec *ts)
+{
+	(void) clock;
+	mock_clock_add(1000000);
+	*ts = mock_now;
+	return 0;
+}
+
+int
+__wrap_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+	(void) rem;
+	mock_clock_add(req->tv_sec * 1000000000 + req->tv_nsec);
+	return 0;
+}
+
 void *
 __wrap_malloc(size_t size)
 {
@@ -234,6 +268,7 @@ mock_log(enum rpma_log_level level, const char *file_name, const int line_no,
 	(void) file_name;
 	(void) line_no;
 	(void) function_name;
+	memcpy(mock_rec.log_prev, mock_rec.log_last, sizeof(mock_rec.log_prev));
 	va_start(ap, message_format);
 	vsnprintf(mock_rec.log_last, sizeof(mock_rec.log_last), message_format, ap);
 	va_end(ap);

@@ -7,11 +7,13 @@
  */
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "mocks.h"
 
 #define CQ_EVENTS_MAX 64
+#define WC_QUEUED_MAX 64
 
 struct mock_cq {
 	struct ibv_cq cq;	/* first: what the library sees */
@@ -29,6 +31,13 @@ static int next_fd;
 static int next_key;
 static struct ibv_cq *cq_events[CQ_EVENTS_MAX];
 static int cq_events_head, cq_events_tail;
+/* the completions the device has for any CQ, in order */
+static struct ibv_wc wc_queued[WC_QUEUED_MAX];
+static int wc_queued_count;
+/* what a signaled bind completes with: a status, or MOCK_BIND_NEVER, MOCK_BIND_HELD */
+static int bind_outcome;
+static uint64_t bind_held_wr_id;
+static bool bind_held;
 
 /* an int verb: 0, or what the test planned */
 #define PLANNED_INT(fn) \
@@ -58,8 +67,14 @@ op_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 	struct mock_plan_hit hit;
 
 	(void) cq;
-	if (!mock_call(MOCK_ibv_poll_cq, &hit))
-		return 0;	/* nothing completed unless a test says so */
+	if (!mock_call(MOCK_ibv_poll_cq, &hit)) {
+		/* what the device completed (mock_wc_push(), signaled binds), else nothing */
+		int n = wc_queued_count < num_entries ? wc_queued_count : num_entries;
+		memcpy(wc, wc_queued, (size_t)n * sizeof(*wc));
+		memmove(wc_queued, wc_queued + n, (size_t)(wc_queued_count - n) * sizeof(*wc));
+		wc_queued_count -= n;
+		return n;
+	}
 	for (int i = 0; i < hit.ret && i < num_entries; i++) {
 		memset(&wc[i], 0, sizeof(wc[i]));
 		wc[i].wr_id = 1000 + (uint64_t)i;
@@ -77,6 +92,37 @@ op_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+void
+mock_wc_push(const struct ibv_wc *wc)
+{
+	assert_true(wc_queued_count < WC_QUEUED_MAX);
+	wc_queued[wc_queued_count++] = *wc;
+}
+
+void
+mock_bind_set_outcome(int outcome)
+{
+	bind_outcome = outcome;
+}
+
+/* a signaled bind completes as the test said */
+static void
+bind_complete(const struct ibv_send_wr *wr)
+{
+	if (wr->opcode != IBV_WR_BIND_MW || !(wr->send_flags & IBV_SEND_SIGNALED))
+		return;
+	if (bind_outcome == MOCK_BIND_NEVER)
+		return;
+	if (bind_outcome == MOCK_BIND_HELD) {
+		bind_held = true;
+		bind_held_wr_id = wr->wr_id;
+		return;
+	}
+	struct ibv_wc wc = {.wr_id = wr->wr_id, .status = (enum ibv_wc_status)bind_outcome,
+		.opcode = IBV_WC_BIND_MW};
+	mock_wc_push(&wc);
+}
+
 static int
 op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
@@ -87,6 +133,23 @@ op_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad
 	assert_null(wr->next);
 	PLANNED_INT(ibv_post_send);
 	(void) bad_wr;
+	bind_complete(wr);
+	return 0;
+}
+
+/* the error state flushes a held bind */
+int
+ibv_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr, int attr_mask)
+{
+	(void) qp;
+	mock_rec.qp_state = attr->qp_state;
+	assert_int_equal(attr_mask, IBV_QP_STATE);
+	PLANNED_INT(ibv_modify_qp);
+	if (attr->qp_state == IBV_QPS_ERR && bind_held) {
+		struct ibv_wc wc = {.wr_id = bind_held_wr_id, .status = IBV_WC_WR_FLUSH_ERR};
+		mock_wc_push(&wc);
+		bind_held = false;
+	}
 	return 0;
 }
 
@@ -197,6 +260,9 @@ mock_ibverbs_reset(void)
 	next_fd = 100;
 	next_key = 0;
 	cq_events_head = cq_events_tail = 0;
+	wc_queued_count = 0;
+	bind_outcome = IBV_WC_SUCCESS;
+	bind_held = false;
 }
 
 struct ibv_context *
@@ -240,6 +306,18 @@ ibv_get_device_name(struct ibv_device *dev)
 {
 	assert_ptr_equal(dev, &device);
 	return "mock0";
+}
+
+/* the strings of libibverbs for the statuses the library names */
+const char *
+ibv_wc_status_str(enum ibv_wc_status status)
+{
+	switch (status) {
+	case IBV_WC_SUCCESS: return "success";
+	case IBV_WC_WR_FLUSH_ERR: return "Work Request Flushed Error";
+	case IBV_WC_MW_BIND_ERR: return "memory bind operation error";
+	default: return "unknown";
+	}
 }
 
 int
@@ -392,6 +470,20 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 {
 	assert_int_equal(iova, (uintptr_t)addr);
 	return reg_mr(pd, addr, length, (int)access);
+}
+
+int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+		int access)
+{
+	(void) mr;
+	(void) pd;
+	(void) addr;
+	(void) length;
+	mock_rec.rereg.flags = flags;
+	mock_rec.rereg.access = access;
+	PLANNED_INT(ibv_rereg_mr);
+	return 0;
 }
 
 int

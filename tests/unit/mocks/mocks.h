@@ -26,9 +26,9 @@
 	X(ibv_create_cq) X(ibv_destroy_cq) X(ibv_req_notify_cq) X(ibv_poll_cq) \
 	X(ibv_get_cq_event) X(ibv_ack_cq_events) \
 	X(ibv_alloc_pd) X(ibv_dealloc_pd) X(ibv_query_device_ex) \
-	X(ibv_reg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) X(ibv_alloc_mw) X(ibv_dealloc_mw) \
+	X(ibv_reg_mr) X(ibv_rereg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) X(ibv_alloc_mw) X(ibv_dealloc_mw) \
 	X(ibv_create_srq) X(ibv_destroy_srq) \
-	X(ibv_post_send) X(ibv_post_recv) X(ibv_post_srq_recv) \
+	X(ibv_post_send) X(ibv_post_recv) X(ibv_post_srq_recv) X(ibv_modify_qp) \
 	X(ibv_qp_to_qp_ex) X(ibv_wr_complete) \
 	X(rdma_create_event_channel) X(rdma_destroy_event_channel) \
 	X(rdma_create_id) X(rdma_destroy_id) X(rdma_migrate_id) \
@@ -90,6 +90,17 @@ void mock_cm_resolve_fail(enum rdma_cm_event_type error, int status);
 void mock_cq_event_push(struct ibv_cq *cq);
 /* a CQ created by the mock, to be destroyed by ibv_destroy_cq */
 struct ibv_cq *mock_ibv_cq_new(void);
+/* a completion the device has: polled from any CQ after those queued before */
+void mock_wc_push(const struct ibv_wc *wc);
+/*
+ * What a signaled bind (a grant's) completes with: an ibv_wc_status
+ * (IBV_WC_SUCCESS unless set), no completion ever (MOCK_BIND_NEVER), or
+ * none until ibv_modify_qp() moves the QP to the error state, which
+ * flushes it (MOCK_BIND_HELD)
+ */
+#define MOCK_BIND_NEVER (-1)
+#define MOCK_BIND_HELD (-2)
+void mock_bind_set_outcome(int outcome);
 /* an id as rdma_create_id makes it, for incoming requests */
 struct rdma_cm_id *mock_cm_id_new(void);
 
@@ -122,9 +133,12 @@ struct mock_record {
 	struct { enum ibv_advise_mr_advice advice; uint32_t flags; struct ibv_sge sge;
 		uint32_t num_sge; } advise;
 	struct ibv_srq_init_attr srq_attr;
+	enum ibv_qp_state qp_state;	/* of the last ibv_modify_qp */
+	struct { int flags; int access; } rereg;	/* of the last ibv_rereg_mr */
 	struct { enum ibv_mw_type type; int allocs; int deallocs; } mw;	/* ibv_alloc_mw */
 	int log_count;			/* messages the library logged */
-	char log_last[256];
+	char log_last[512];
+	char log_prev[512];		/* the one before it */
 	int syslog_count;		/* messages the default function sent to syslog */
 	int syslog_priority;		/* of the last one */
 	char syslog_last[256];
