@@ -15,15 +15,19 @@
 
 #include "fault.h"
 #include "cq.h"
+#include "cq_stash.h"
 #include "log.h"
 
 #define ACK_BATCH 16
 
 struct rpma_cq {
+	/* what rpma_cq_get_wc() polls: ibv_cq, or its stash's face (cq_stash.c) */
+	struct ibv_cq *polled;
 	struct ibv_cq *ibv_cq;
 	struct ibv_comp_channel *channel;
 	bool own_channel;
 	atomic_uint unacked;	/* events got and not yet acknowledged */
+	struct cq_stash *stash;	/* from the first cq_take() on (atomic) */
 };
 
 int
@@ -57,6 +61,7 @@ cq_new(struct ibv_context *ibv_ctx, uint32_t size, struct ibv_comp_channel *shar
 		goto err_destroy_cq;
 	}
 
+	cq->polled = cq->ibv_cq;
 	*cq_ptr = cq;
 	return 0;
 
@@ -82,6 +87,7 @@ cq_delete(struct rpma_cq **cq_ptr)
 	unsigned unacked = atomic_load(&cq->unacked);
 	if (unacked)
 		ibv_ack_cq_events(cq->ibv_cq, unacked);
+	cq_stash_delete(&cq->stash);
 
 	int err = ibv_destroy_cq(cq->ibv_cq);
 	if (err) {
@@ -103,6 +109,56 @@ struct ibv_cq *
 cq_ibv_cq(const struct rpma_cq *cq)
 {
 	return cq->ibv_cq;
+}
+
+bool
+cq_holds_kept(const struct rpma_cq *cq)
+{
+	struct cq_stash *stash = __atomic_load_n(&cq->stash, __ATOMIC_ACQUIRE);
+	return stash && cq_stash_holds(stash);
+}
+
+/* the CQ's stash, made at the first call (by one of the threads that call at once) */
+static int
+cq_stash(struct rpma_cq *cq, struct cq_stash **stash_ptr)
+{
+	struct cq_stash *stash = __atomic_load_n(&cq->stash, __ATOMIC_ACQUIRE);
+	if (stash) {
+		*stash_ptr = stash;
+		return 0;
+	}
+
+	int ret = cq_stash_new(cq->ibv_cq, &cq->polled, &stash);
+	if (ret)
+		return ret;
+	struct cq_stash *none = NULL;
+	if (!__atomic_compare_exchange_n(&cq->stash, &none, stash, false, __ATOMIC_ACQ_REL,
+			__ATOMIC_ACQUIRE)) {
+		cq_stash_delete(&stash);
+		stash = none;
+	}
+	*stash_ptr = stash;
+	return 0;
+}
+
+int
+cq_take_ready(struct rpma_cq *cq)
+{
+	struct cq_stash *stash;
+	int ret = cq_stash(cq, &stash);
+	if (ret)
+		return ret;
+	return cq_stash_ready(stash);
+}
+
+int
+cq_take(struct rpma_cq *cq, uint64_t wr_id, unsigned timeout_ms, struct ibv_wc *wc)
+{
+	struct cq_stash *stash;
+	int ret = cq_stash(cq, &stash);
+	if (ret)
+		return ret;
+	return cq_stash_take(stash, wr_id, timeout_ms, wc);
 }
 
 int
@@ -146,6 +202,9 @@ rpma_cq_wait(struct rpma_cq *cq)
 	/* on a shared channel the event may belong to the other CQ: rpma_conn_wait() */
 	if (!cq->own_channel)
 		return RPMA_E_SHARED_CHANNEL;
+	/* completions cq_take() kept came with events the program may have had */
+	if (cq_holds_kept(cq))
+		return 0;
 
 	/* fails with EAGAIN on a non-blocking fd, which means no completion yet */
 	if (FI_NEG(ibv_get_cq_event(cq->channel, &ev_cq, &ev_ctx), EIO))
@@ -169,7 +228,7 @@ get_wc_uncounted(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc)
 	if (num_entries != 1)
 		return RPMA_E_INVAL;
 
-	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, 1, wc), EIO);
+	int ret = FI_NEG(ibv_poll_cq(__atomic_load_n(&cq->polled, __ATOMIC_RELAXED), 1, wc), EIO);
 	if (ret < 0)
 		return poll_failed(ret);
 	return ret ? 0 : RPMA_E_NO_COMPLETION;
@@ -185,7 +244,9 @@ rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_
 	if (unlikely(num_entries < 1))
 		return RPMA_E_INVAL;
 
-	int ret = FI_NEG(ibv_poll_cq(cq->ibv_cq, num_entries, wc), EIO);
+	/* the stash's completions come first, at no cost here: see cq_stash.c */
+	struct ibv_cq *polled = __atomic_load_n(&cq->polled, __ATOMIC_RELAXED);
+	int ret = FI_NEG(ibv_poll_cq(polled, num_entries, wc), EIO);
 	if (unlikely(ret < 0))
 		return poll_failed(ret);
 	/* 0 too: a caller reading the count after NO_COMPLETION reads no garbage */

@@ -538,6 +538,35 @@ test_conn_wait__invalid(void **state)
 	fx_down(&f);
 }
 
+/* completions a wait of the library's kept on the main CQ: that CQ at once, no event taken */
+static void
+test_conn_wait__kept(void **state)
+{
+	(void) state;
+	struct rpma_conn_cfg *cfg = cfg_shared(5);
+	struct fx f;
+	struct rpma_cq *cq = NULL;
+	bool is_rcq = true;
+	struct ibv_wc wc;
+
+	fx_up(&f, cfg, RPMA_MR_USAGE_READ_SRC);
+	struct ibv_wc mine = {.wr_id = 21}, own = {.wr_id = 0xb1d};
+	mock_wc_push(&mine);
+	mock_wc_push(&own);
+	assert_int_equal(cq_take(f.cq, 0xb1d, 100, &wc), 0);
+	assert_int_equal(rpma_conn_wait(f.conn, 0, &cq, &is_rcq), 0);
+	assert_ptr_equal(cq, f.cq);
+	assert_false(is_rcq);
+	assert_int_equal(CALLS(ibv_get_cq_event), 0);
+	assert_int_equal(rpma_cq_get_wc(cq, 1, &wc, NULL), 0);
+	assert_int_equal(wc.wr_id, 21);
+	/* none kept any more: the channel again */
+	assert_int_equal(rpma_conn_wait(f.conn, 0, &cq, &is_rcq), RPMA_E_NO_COMPLETION);
+	assert_int_equal(CALLS(ibv_get_cq_event), 1);
+	fx_down(&f);
+	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
+}
+
 static void
 test_conn_wait__cq_and_rcq(void **state)
 {
@@ -1408,6 +1437,7 @@ main(void)
 		TEST(test_conn_next_event__private_data_once),
 		TEST(test_conn_next_event__private_data_nomem),
 		TEST(test_conn_wait__invalid),
+		TEST(test_conn_wait__kept),
 		TEST(test_conn_wait__cq_and_rcq),
 		TEST(test_conn_wait__unknown_cq),
 		TEST(test_conn_wait__req_notify_fails),
