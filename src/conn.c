@@ -12,7 +12,7 @@
 #include "conn.h"
 #include "cq.h"
 #include "log.h"
-#include "mw.h"
+#include "mw_set.h"
 #include "peer.h"
 #include "peer_cfg.h"
 #include "post.h"
@@ -131,7 +131,7 @@ rpma_conn_delete(struct rpma_conn **conn_ptr)
 
 	struct conn_parts *parts = &conn->parts;
 	/* before the QP, which a bound window holds on rxe: the grants end with it */
-	int ret = mw_set_delete(&conn->windows);
+	int ret = mw_set_close(&conn->windows);
 	if (conn_parts_release_queues(parts))
 		ret = RPMA_E_PROVIDER;
 	/* after the QP: no flush reads into the byte any more */
@@ -159,6 +159,12 @@ conn_peer(const struct rpma_conn *conn)
 	return conn->parts.peer;
 }
 
+struct rpma_cq *
+conn_cq(const struct rpma_conn *conn)
+{
+	return conn->parts.cq;
+}
+
 int
 conn_windows(struct rpma_conn *conn, struct mw_set **set_ptr)
 {
@@ -175,7 +181,7 @@ conn_windows(struct rpma_conn *conn, struct mw_set **set_ptr)
 	if (!__atomic_compare_exchange_n(&conn->windows, &none, set, false, __ATOMIC_ACQ_REL,
 			__ATOMIC_ACQUIRE)) {
 		/* another thread's first grant made the set: none holds it */
-		(void) mw_set_delete(&set);
+		(void) mw_set_close(&set);
 		set = none;
 	}
 	*set_ptr = set;

@@ -24,15 +24,16 @@ struct conn_parts {
 /* Build a connection from parts; on failure the caller still owns parts. */
 int conn_new(struct conn_parts *parts, struct rpma_conn **conn_ptr);
 
-/* the connection's QP, and the peer it was made on */
+/* the connection's QP, the peer it was made on, and its main CQ (the QP's send CQ) */
 struct ibv_qp *conn_qp(const struct rpma_conn *conn);
 struct rpma_peer *conn_peer(const struct rpma_conn *conn);
+struct rpma_cq *conn_cq(const struct rpma_conn *conn);
 
 struct mw_set;
 
 /*
- * The set of the windows of the connection's grants (mw.h), made at the
- * first call; rpma_conn_delete() revokes what is left in it.
+ * The set of the windows of the connection's grants (mw_set.h), made at
+ * the first call; rpma_conn_delete() closes it.
  */
 int conn_windows(struct rpma_conn *conn, struct mw_set **set_ptr);
 

@@ -17,9 +17,11 @@
 #include "log.h"
 #include "mr.h"
 #include "mw.h"
+#include "mw_set.h"
 #include "peer.h"
 
 struct rpma_grant {
+	struct mw_set *set;	/* its connection's windows; it outlives the connection */
 	struct mw *mw;
 	uint64_t addr;
 	uint64_t length;
@@ -47,6 +49,36 @@ grant_refused(const struct rpma_peer *peer, const struct rpma_mr_local *mr, int 
 				ibv_get_device_name(peer_ibv_context(peer)->device));
 		return RPMA_E_NOSUPP;
 	}
+	return 0;
+}
+
+/* a window over range with access, in the connection's set, bound on its QP */
+static int
+grant_bind(struct rpma_grant *grant, struct rpma_conn *conn, struct mw_set *set,
+		const struct mw_range *range, int access)
+{
+	struct mw *mw;
+	int ret = mw_new(conn_peer(conn), range, &mw);
+	if (ret)
+		return ret;
+	ret = mw_set_add(set, mw);
+	if (ret) {
+		(void) mw_revoke(mw);
+		mw_free(mw);
+		return ret;
+	}
+
+	ret = mw_bind(mw, conn_qp(conn), conn_cq(conn), range, access);
+	if (ret) {
+		/* a bind that may still run keeps its window until the QP is gone */
+		if (mw_in_flight(mw))
+			mw_set_abandon(set, mw);
+		else
+			(void) mw_set_drop(set, &mw);
+		return ret;
+	}
+	grant->set = set;
+	grant->mw = mw;
 	return 0;
 }
 
@@ -78,8 +110,9 @@ rpma_grant_new(struct rpma_conn *conn, struct rpma_mr_local *mr, size_t offset, 
 		.mr_access = mr->access,
 		.addr = (uint64_t)(uintptr_t)(mr->addr + offset),
 		.length = (uint64_t)len,
+		.windows = &mr->windows,
 	};
-	ret = mw_bind(set, peer, conn_qp(conn), &range, access, &grant->mw);
+	ret = grant_bind(grant, conn, set, &range, access);
 	if (ret) {
 		free(grant);
 		return ret;
@@ -102,7 +135,7 @@ rpma_grant_delete(struct rpma_grant **grant_ptr)
 	if (grant == NULL)
 		return 0;
 
-	int ret = mw_delete(&grant->mw);
+	int ret = mw_set_drop(grant->set, &grant->mw);
 	if (ret)
 		return ret;
 

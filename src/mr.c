@@ -168,6 +168,7 @@ mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage, bool for_grant
 	mr->desc_usage = mr_desc_usage(peer, usage, access);
 	mr->access = access;
 	mr->for_grants = for_grants;
+	mr->windows = 0;
 	*mr_ptr = mr;
 	return 0;
 }
@@ -195,6 +196,15 @@ rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 	struct rpma_mr_local *mr = *mr_ptr;
 	if (mr == NULL)
 		return 0;
+	/* a window outliving its region would serve memory the program reuses */
+	unsigned windows = __atomic_load_n(&mr->windows, __ATOMIC_ACQUIRE);
+	if (windows) {
+		RPMA_LOG_ERROR("the region still has %u grant%s: delete %s (rpma_grant_delete()) "
+				"or %s connection%s (rpma_conn_delete()) first", windows,
+				windows == 1 ? "" : "s", windows == 1 ? "it" : "them",
+				windows == 1 ? "its" : "their", windows == 1 ? "" : "s");
+		return RPMA_E_INVAL;
+	}
 
 	int err = ibv_dereg_mr(mr->ibv_mr);
 	if (err) {

@@ -20,6 +20,7 @@ struct rpma_mr_local {
 	struct ibv_mr *ibv_mr;
 	int access;		/* the access it was registered with */
 	bool for_grants;	/* rpma_mr_reg_for_grants(): no remote right of its own */
+	unsigned windows;	/* the grants' windows that hold it (atomic, mw.c) */
 };
 
 struct rpma_mr_remote {

@@ -163,7 +163,12 @@ test_grant_new__binds_window(void **state)
 	assert_int_equal(CALLS(ibv_reg_mr), 0);	/* the device bounds its windows */
 	const struct ibv_send_wr *wr = &mock_rec.send_wr;
 	assert_int_equal(wr->opcode, IBV_WR_BIND_MW);
-	assert_int_equal(wr->send_flags, 0);	/* unsignaled: no completion the program sees */
+	/* signaled, and its completion taken: the grant exists once the window is bound */
+	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED);
+	struct rpma_cq *cq;
+	struct ibv_wc wc;
+	assert_int_equal(rpma_conn_get_cq(fx.conn, &cq), 0);
+	assert_int_equal(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
 	assert_ptr_equal(wr->bind_mw.bind_info.mr, fx.mr->ibv_mr);
 	assert_int_equal(wr->bind_mw.bind_info.addr, (uintptr_t)(buf + PAGE));
 	assert_int_equal(wr->bind_mw.bind_info.length, 2 * PAGE);
@@ -265,6 +270,9 @@ test_grant_new__failures(void **state)
 		{MOCK_malloc, 1, 0, 0, RPMA_E_NOMEM},		/* the set of windows */
 		{MOCK_malloc, 2, 0, 0, RPMA_E_NOMEM},		/* the grant */
 		{MOCK_malloc, 3, 0, 0, RPMA_E_NOMEM},		/* the window */
+		{MOCK_malloc, 4, 0, 0, RPMA_E_NOMEM},		/* the set's slots */
+		{MOCK_malloc, 5, 0, 0, RPMA_E_NOMEM},		/* the CQ's stash */
+		{MOCK_malloc, 6, 0, 0, RPMA_E_NOMEM},		/* the stash's room */
 		{MOCK_ibv_reg_mr, 1, 0, EFAULT, RPMA_E_PROVIDER},	/* its own registration */
 		{MOCK_ibv_alloc_mw, 1, 0, ENOMEM, RPMA_E_PROVIDER},
 		{MOCK_ibv_post_send, 1, ENOMEM, 0, RPMA_E_PROVIDER},	/* the send queue is full */
@@ -285,8 +293,93 @@ test_grant_new__failures(void **state)
 			assert_int_equal(mock_heap_live(), heap);
 		assert_int_equal(mock_live_objects(), objects);
 		assert_int_equal(mock_rec.mw.allocs, mock_rec.mw.deallocs);
+		assert_int_equal(fx.mr->windows, 0);
 		fx_close(&fx);
 	}
+}
+
+/* a bind the device fails: rpma_grant_new() says so, the program's CQ shows nothing */
+static void
+test_grant_new__bind_fails(void **state)
+{
+	(void) state;
+	struct grant_fx fx;
+	fx_open(&fx, 0, RW);
+	struct rpma_grant *g = NULL;
+	struct rpma_cq *cq;
+	struct ibv_wc wc;
+	assert_int_equal(rpma_conn_get_cq(fx.conn, &cq), 0);
+
+	mock_bind_set_outcome(IBV_WC_MW_BIND_ERR);
+	assert_int_equal(rpma_grant_new(fx.conn, fx.mr, 0, PAGE, RW, &g), RPMA_E_PROVIDER);
+	assert_null(g);
+	assert_non_null(strstr(mock_rec.log_last, "the bind of a grant's window failed"));
+	assert_int_equal(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
+	assert_int_equal(mock_rec.mw.deallocs, 1);
+	assert_int_equal(fx.mr->windows, 0);
+
+	/* stuck behind the QP's requests: flushed by the error state */
+	mock_bind_set_outcome(MOCK_BIND_HELD);
+	assert_int_equal(rpma_grant_new(fx.conn, fx.mr, 0, PAGE, RW, &g), RPMA_E_PROVIDER);
+	assert_int_equal(mock_rec.qp_state, IBV_QPS_ERR);
+	assert_int_equal(rpma_cq_get_wc(cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
+	assert_int_equal(mock_rec.mw.deallocs, 2);
+	assert_int_equal(fx.mr->windows, 0);
+	fx_close(&fx);
+}
+
+/* no completion ever: the window stays, holding its region, until the connection goes */
+static void
+test_grant_new__bind_lost(void **state)
+{
+	(void) state;
+	struct grant_fx fx;
+	fx_open(&fx, 0, RW);
+	struct rpma_grant *g = NULL;
+
+	mock_bind_set_outcome(MOCK_BIND_NEVER);
+	assert_int_equal(rpma_grant_new(fx.conn, fx.mr, 0, PAGE, RW, &g), RPMA_E_PROVIDER);
+	assert_null(g);
+	assert_int_equal(mock_rec.mw.deallocs, 0);
+	assert_int_equal(rpma_mr_dereg(&fx.mr), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
+	assert_int_equal(mock_rec.mw.deallocs, 1);
+	assert_int_equal(rpma_mr_dereg(&fx.mr), 0);
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
+}
+
+/* a region with live grants is not deregistered: it would go on serving memory reused */
+static void
+test_mr_dereg__granted(void **state)
+{
+	(void) state;
+	struct grant_fx fx;
+	fx_open(&fx, RXE_VENDOR_ID, RW);
+	struct rpma_grant *g[2] = {NULL, NULL};
+	struct rpma_mr_local *mr = fx.mr;
+
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(rpma_grant_new(fx.conn, fx.mr, (size_t)i * PAGE, PAGE, RW, &g[i]),
+				0);
+	int dereg = CALLS(ibv_dereg_mr);
+	assert_int_equal(rpma_mr_dereg(&fx.mr), RPMA_E_INVAL);
+	assert_ptr_equal(fx.mr, mr);
+	assert_non_null(strstr(mock_rec.log_last, "still has 2 grants"));
+	assert_int_equal(CALLS(ibv_dereg_mr), dereg);
+	/* the grants are as they were */
+	uint8_t desc[FX_DESC_SIZE];
+	assert_int_equal(rpma_grant_get_descriptor(g[0], desc), 0);
+	assert_int_equal(mock_rec.mw.deallocs, 0);
+
+	assert_int_equal(rpma_grant_delete(&g[0]), 0);
+	assert_int_equal(rpma_mr_dereg(&fx.mr), RPMA_E_INVAL);
+	assert_non_null(strstr(mock_rec.log_last, "still has 1 grant:"));
+	/* the connection's end revokes the other */
+	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
+	assert_int_equal(rpma_mr_dereg(&fx.mr), 0);
+	assert_null(fx.mr);
+	assert_int_equal(rpma_grant_delete(&g[1]), 0);
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
 }
 
 /* a window that cannot be deallocated keeps its grant: the call may be made again */
@@ -389,6 +482,9 @@ main(void)
 		TEST(test_grant_new__flush_rights),
 		TEST(test_grant_new__rxe_own_registration),
 		TEST(test_grant_new__failures),
+		TEST(test_grant_new__bind_fails),
+		TEST(test_grant_new__bind_lost),
+		TEST(test_mr_dereg__granted),
 		TEST(test_grant_delete__fails),
 		TEST(test_grant__ends_with_connection),
 		TEST(test_grant__connection_end_fails),
