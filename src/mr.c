@@ -90,20 +90,55 @@ usage_to_access(const struct rpma_peer *peer, int usage)
  * key, and the key is easy to guess. It has what a window bound over it
  * needs: the right to bind one (where the device binds them), the local
  * write right a writable window needs (IBTA C10-74; usage_to_access() gives
- * it to a write destination), and the FLUSH rights of its usages, which move
- * no byte and tell what a window over it may be given.
+ * it to a write destination), and the FLUSH rights of its usages, which tell
+ * what a window over it may be given (grants_settle() drops them where no
+ * window is bound over the region itself).
  */
 static int
 grants_access(const struct rpma_peer *peer, int usage)
 {
-	int access = usage_to_access(peer, usage & ~RPMA_MR_USAGE_READ_DST) &
+	int access = usage_to_access(peer, usage) &
 		~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
 
-	/* a read's destination keeps what iWARP needs of it (the caller chose it) */
-	if (usage & RPMA_MR_USAGE_READ_DST)
-		access |= peer_read_dst_access(peer);
-
 	return peer_windows(peer) ? access | IBV_ACCESS_MW_BIND : access;
+}
+
+/* why usage cannot be registered for grants on peer (logged), or 0 */
+static int
+grants_refused(const struct rpma_peer *peer, int usage)
+{
+	if ((usage & RPMA_MR_USAGE_READ_DST) &&
+			(peer_read_dst_access(peer) & IBV_ACCESS_REMOTE_WRITE)) {
+		RPMA_LOG_ERROR("on an iWARP device a read's destination is written by the peer "
+				"with the region's own key: a region for grants cannot be one "
+				"(register the destination with rpma_mr_reg())");
+		return RPMA_E_NOSUPP;
+	}
+	return 0;
+}
+
+/*
+ * Where each window is bound over a registration of its own range (rxe,
+ * mw.c), nothing is bound over the region: it keeps no right a peer could
+ * use by its key, FLUSH's included (a FLUSH moves no byte, but a peer that
+ * guessed the key could make the device write the whole region back at
+ * every request). The rights were asked for at the registration all the
+ * same: rxe grants persistence on persistent memory only, and what it
+ * granted (*access, kept) is what a window over the region may get.
+ */
+static void
+grants_settle(const struct rpma_peer *peer, struct ibv_mr *mr, int access)
+{
+	int kept = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	if (peer_windows_bounded(peer) || kept == access)
+		return;
+
+	int err = FI_ERR(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, kept),
+			IBV_REREG_MR_ERR_CMD);
+	if (err)
+		RPMA_LOG_NOTICE("ibv_rereg_mr() could not drop the FLUSH rights of a region for "
+				"grants (%d): a peer that guesses its key may flush it, no byte "
+				"moves", err);
 }
 
 /*
@@ -150,16 +185,22 @@ mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage, bool for_grant
 	if (usage == 0 || (usage & ~USAGE_ALL))
 		return RPMA_E_INVAL;
 
+	int ret = for_grants ? grants_refused(peer, usage) : 0;
+	if (ret)
+		return ret;
+
 	struct rpma_mr_local *mr = FI_PTR(malloc(sizeof(*mr)), ENOMEM);
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
 	int access = for_grants ? grants_access(peer, usage) : usage_to_access(peer, usage);
-	int ret = peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
+	ret = peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
 	if (ret) {
 		free(mr);
 		return ret;
 	}
+	if (for_grants)
+		grants_settle(peer, mr->ibv_mr, access);
 
 	mr->addr = ptr;
 	mr->size = size;

@@ -7,8 +7,7 @@
  *
  * On a device that lets an access through a window reach the whole region
  * under it (rxe, peer.h), the window is bound over a registration of its
- * own range, with the region's access less any remote read or write right,
- * so that registration's key lets no peer in either.
+ * own range, with no remote right of its own: its key lets no peer in.
  *
  * The bind is posted signaled and waited for (cq_take()): the grant exists
  * only once its window is bound, a bind that fails is the caller's error,
@@ -47,8 +46,13 @@ mw_new(const struct rpma_peer *peer, const struct mw_range *range, struct mw **m
 
 	int ret;
 	if (!peer_windows_bounded(peer)) {
-		/* never a remote read or write right of its own (iWARP's read destination's) */
-		int own_access = range->mr_access & ~(IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_WRITE);
+		/*
+		 * What a window needs of the registration it is bound over: the right
+		 * to bind it, and the local write right a writable window needs (IBTA
+		 * C10-74). No remote right, FLUSH's included: rxe checks a FLUSH that
+		 * comes through a window against the window's rights alone.
+		 */
+		int own_access = range->mr_access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_MW_BIND);
 		ret = peer_reg_mr(peer, (void *)(uintptr_t)range->addr, (size_t)range->length,
 				&own_access, &mw->own_mr);
 		if (ret)

@@ -759,6 +759,101 @@ test_mr_reg_for_grants__access(void **state)
 	}
 }
 
+/*
+ * rxe binds each window over a registration of its own range: the region
+ * keeps no FLUSH right a guessed key could use, yet what the registration
+ * granted tells what a window may get
+ */
+static void
+test_mr_reg_for_grants__rxe_drops_flush(void **state)
+{
+	(void) state;
+	mock_device_set_caps(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+	mock_device_set_caps_ex(CAP_FLUSH_GLOBAL | CAP_FLUSH_PERSISTENT);
+	mock_device_set_vendor_id(0xffffff);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+	int pmem = RPMA_MR_USAGE_WRITE_DST | PERS;
+	int asked = IBV_ACCESS_MW_BIND | IBV_ACCESS_LOCAL_WRITE | RIGHTS_FLUSH_GLOBAL |
+		RIGHTS_FLUSH_PERSISTENT;
+
+	mock_calls_reset();
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, pmem, &mr), 0);
+	assert_int_equal(mock_rec.reg_access[0], asked);
+	assert_int_equal(CALLS(ibv_rereg_mr), 1);
+	assert_int_equal(mock_rec.rereg.flags, IBV_REREG_MR_CHANGE_ACCESS);
+	assert_int_equal(mock_rec.rereg.access, IBV_ACCESS_LOCAL_WRITE);
+	assert_int_equal(mr->access, asked);
+	assert_int_equal(mr_window_access(mr, PERS), IBV_ACCESS_REMOTE_READ |
+			RIGHTS_FLUSH_GLOBAL | RIGHTS_FLUSH_PERSISTENT);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	/* a rereg refused: the region keeps them, and the log says what that lets in */
+	MOCK_FAIL(ibv_rereg_mr, IBV_REREG_MR_ERR_CMD, 0);
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, pmem, &mr), 0);
+	assert_non_null(strstr(mock_rec.log_last, "may flush it"));
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+
+	/* nor the right to bind a window over it, which none is */
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_SEND, &mr), 0);
+	assert_int_equal(CALLS(ibv_rereg_mr), 3);
+	assert_int_equal(mock_rec.rereg.access, 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+
+	/* a region with nothing to drop (no windows on the device) is left alone */
+	mock_device_set_caps(0);
+	peer = fx_peer();
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_WRITE_DST, &mr),
+			0);
+	assert_int_equal(CALLS(ibv_rereg_mr), 3);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+	mock_device_set_caps(IBV_DEVICE_MEM_WINDOW_TYPE_2B);
+
+	/* a device that binds windows over the region itself keeps the rights they need */
+	mock_device_set_vendor_id(0);
+	peer = fx_peer();
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, pmem, &mr), 0);
+	assert_int_equal(CALLS(ibv_rereg_mr), 3);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/*
+ * iWARP places a read's response with the destination's own key, which
+ * must let the peer write: never so for a region for grants
+ */
+static void
+test_mr_reg_for_grants__iwarp_read_dst(void **state)
+{
+	(void) state;
+	mock_device_set_transport(IBV_TRANSPORT_IWARP);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE,
+			RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_READ_SRC, &mr), RPMA_E_NOSUPP);
+	assert_null(mr);
+	assert_int_equal(CALLS(ibv_reg_mr), 0);
+	assert_non_null(strstr(mock_rec.log_last, "rpma_mr_reg()"));
+	/* the other usages are registered, with no remote write */
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_WRITE_DST, &mr),
+			0);
+	assert_int_equal(mock_rec.reg_access[0] & IBV_ACCESS_REMOTE_WRITE, 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+
+	/* on InfiniBand and RoCE a read's destination needs the local write right only */
+	mock_device_set_transport(IBV_TRANSPORT_IB);
+	peer = fx_peer();
+	assert_int_equal(rpma_mr_reg_for_grants(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_DST, &mr),
+			0);
+	assert_int_equal(mock_rec.reg_access[1], IBV_ACCESS_LOCAL_WRITE);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 static void
 test_mr_reg_for_grants__invalid(void **state)
 {
@@ -844,6 +939,8 @@ main(void)
 		TEST(test_mr_reg__invalid),
 		TEST(test_mr_reg__iwarp_read_dst),
 		TEST(test_mr_reg_for_grants__access),
+		TEST(test_mr_reg_for_grants__rxe_drops_flush),
+		TEST(test_mr_reg_for_grants__iwarp_read_dst),
 		TEST(test_mr_reg_for_grants__invalid),
 		TEST(test_mr_reg_for_grants__no_descriptor),
 		TEST(test_mr_window_access),
