@@ -291,16 +291,43 @@ peer_flush_dst_put(struct rpma_peer *peer)
 	(void) pthread_mutex_unlock(&peer->flush_lock);
 }
 
-/* one registration, retried with ODP where the device offers it and pinning is refused */
+/*
+ * One registration, retried with ODP where the device offers it and
+ * pinning is refused; *odp says whether the retry made it.
+ */
 static struct ibv_mr *
-reg_mr_odp(const struct rpma_peer *peer, void *addr, size_t length, int access)
+reg_mr_odp(const struct rpma_peer *peer, void *addr, size_t length, int access, bool *odp)
 {
 	struct ibv_mr *mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access), ENOMEM);
 
-	/* memory that cannot be pinned (e.g. FS DAX) may still be reachable with ODP */
-	if (mr == NULL && errno == EOPNOTSUPP && peer->odp_capable)
+	/* memory that cannot be pinned (a file on a DAX file system) is reachable with ODP */
+	*odp = mr == NULL && errno == EOPNOTSUPP && peer->odp_capable;
+	if (*odp) {
 		mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND), ENOMEM);
+		if (mr)
+			RPMA_LOG_DEBUG("%zu bytes at %p registered with on-demand paging: the kernel "
+					"does not pin them (a file on a DAX file system?)", length, addr);
+	}
 	return mr;
+}
+
+/* the registration failed with err: what the program can do about it (logged) */
+static void
+reg_failed(const struct rpma_peer *peer, void *addr, size_t length, int err)
+{
+	if (err == EFAULT)
+		RPMA_LOG_ERROR("the kernel refused to pin %zu bytes at %p: memory mapped "
+				"from an ordinary file (not DAX, not tmpfs) cannot be "
+				"registered; use anonymous memory, a tmpfs or hugetlbfs "
+				"file, or a DAX device", length, addr);
+	else if (err == EOPNOTSUPP && !peer->odp_capable)
+		RPMA_LOG_ERROR("the kernel does not pin the %zu bytes at %p for long (a file "
+				"on a file system mounted with -o dax is never pinned so), and "
+				"device %s offers no on-demand paging to reach them without: "
+				"use a device DAX (devdax) namespace, or a kernel and device "
+				"with on-demand paging (doc/HARDWARE.md)", length, addr,
+				ibv_get_device_name(peer->pd->context->device));
+	RPMA_LOG_PROVIDER(err, "ibv_reg_mr()");
 }
 
 int
@@ -318,14 +345,15 @@ peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int *access
 		*access & ~PEER_ACCESS_FLUSH_PERSISTENT,
 		*access & ~(PEER_ACCESS_FLUSH_PERSISTENT | PEER_ACCESS_FLUSH_GLOBAL),
 	};
-	struct ibv_mr *mr = reg_mr_odp(peer, addr, length, tries[0]);
+	bool odp;
+	struct ibv_mr *mr = reg_mr_odp(peer, addr, length, tries[0], &odp);
 	size_t i = 0;
 
 	while (mr == NULL && i < 2 && (errno == EINVAL || errno == EOPNOTSUPP)) {
 		i++;
 		if (tries[i] == tries[i - 1])
 			continue;
-		mr = reg_mr_odp(peer, addr, length, tries[i]);
+		mr = reg_mr_odp(peer, addr, length, tries[i], &odp);
 		if (mr)
 			RPMA_LOG_NOTICE("%zu bytes at %p registered without the rights of a native "
 					"%s FLUSH, which were refused (not persistent memory?): "
@@ -334,17 +362,11 @@ peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int *access
 	}
 
 	if (mr == NULL) {
-		int err = errno;
-		if (err == EFAULT)
-			RPMA_LOG_ERROR("the kernel refused to pin %zu bytes at %p: memory mapped "
-					"from an ordinary file (not DAX, not tmpfs) cannot be "
-					"registered; use anonymous memory, a tmpfs or hugetlbfs "
-					"file, or a DAX device", length, addr);
-		RPMA_LOG_PROVIDER(err, "ibv_reg_mr()");
+		reg_failed(peer, addr, length, errno);
 		return RPMA_E_PROVIDER;
 	}
 
-	*access = tries[i];
+	*access = tries[i] | (odp ? IBV_ACCESS_ON_DEMAND : 0);
 	*mr_ptr = mr;
 	return 0;
 }

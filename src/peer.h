@@ -67,7 +67,8 @@ void peer_flush_dst_put(struct rpma_peer *peer);
 /*
  * Register memory with *access; retries with ODP where the device offers it
  * and pinning is refused, and without flush rights where those are refused:
- * *access becomes the access granted.
+ * *access becomes the access granted, with IBV_ACCESS_ON_DEMAND where the
+ * registration needed ODP.
  */
 int peer_reg_mr(const struct rpma_peer *peer, void *addr, size_t length, int *access,
 		struct ibv_mr **mr_ptr);

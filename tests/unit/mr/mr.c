@@ -238,6 +238,7 @@ test_mr_reg__odp_fallback(void **state)
 	assert_int_equal(CALLS(ibv_reg_mr), 2);
 	assert_int_equal(mock_rec.reg_access[0], IBV_ACCESS_REMOTE_READ);
 	assert_int_equal(mock_rec.reg_access[1], IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
+	assert_int_equal(mr->access, IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
@@ -259,6 +260,25 @@ test_mr_reg__odp_fallback_fails(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* the debug log says a region needed on-demand paging */
+static void
+test_mr_reg__odp_logged(void **state)
+{
+	(void) state;
+	mock_device_set_odp(1);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
+
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr), 0);
+	assert_non_null(strstr(mock_rec.log_last, "registered with on-demand paging"));
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* pinning refused and no ODP (a DAX file on rxe of Linux 6.x): the cause and the ways out */
 static void
 test_mr_reg__no_odp_no_retry(void **state)
 {
@@ -267,10 +287,14 @@ test_mr_reg__no_odp_no_retry(void **state)
 	struct rpma_mr_local *mr = NULL;
 
 	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	int logged = mock_rec.log_count;
 	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr),
 			RPMA_E_PROVIDER);
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	/* the explanation, then the call's failure */
+	assert_int_equal(mock_rec.log_count, logged + 2);
+	assert_non_null(strstr(mock_rec.log_last, "ibv_reg_mr()"));
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
@@ -953,6 +977,7 @@ main(void)
 		TEST(test_mr_reg__reg_fails),
 		TEST(test_mr_reg__odp_fallback),
 		TEST(test_mr_reg__odp_fallback_fails),
+		TEST(test_mr_reg__odp_logged),
 		TEST(test_mr_reg__no_odp_no_retry),
 		TEST(test_mr_dereg__invalid),
 		TEST(test_mr_dereg__fails),
