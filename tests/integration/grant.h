@@ -76,6 +76,14 @@ struct grant_msg *grant_msg_poll(struct rpma_conn *conn, struct grant_msgbuf *m,
 /* send slot 1 (len bytes) and wait for the send's completion on the main CQ */
 void grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
 
+/*
+ * The same for the last message before the peer breaks the connection on
+ * purpose (a request it makes fails): the peer has the message, but its
+ * ACK may come after the break, so the send completes or is flushed.
+ */
+void grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
+
+
 /* the usages the grant tests grant, each on a page of its own */
 #define USAGE_RW (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST)
 #define USAGE_FLUSHES (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)

@@ -115,6 +115,25 @@ grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len)
 	cq_expect(cq, IBV_WC_SEND, (void *)0x5e4d, NULL);
 }
 
+void
+grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len)
+{
+	struct rpma_cq *cq;
+	struct ibv_wc wc;
+
+	CHECK_RET(rpma_conn_get_cq(conn, &cq));
+	CHECK_RET(rpma_send(conn, m->mr, GRANT_MSG_SIZE, len, RPMA_F_COMPLETION_ALWAYS,
+			(void *)0x5e4e));
+	CHECK(cq_next_wc(cq, WAIT_MS, &wc), "no completion of the send within %d ms", WAIT_MS);
+	/* an error completion's opcode is undefined: op_context tells */
+	CHECK(wc.wr_id == 0x5e4e && (wc.status == IBV_WC_SUCCESS ||
+			wc.status == IBV_WC_WR_FLUSH_ERR), "the last send: op_context %#llx, "
+			"status %s", (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
+	if (wc.status == IBV_WC_WR_FLUSH_ERR)
+		note("the peer broke the connection on receiving the last message before its ACK "
+				"came back: its send flushed");
+}
+
 /* the server of the attack tests */
 
 struct attack_server {
@@ -154,11 +173,14 @@ attack_accept(struct attack_server *s, struct rpma_conn_req **req, struct grant_
 		return conn;
 	}
 	out->n++;
-	if (p == 0)
+	if (p == 0) {
 		s->a_desc = out->g[0];
-	else
-		out->g[out->n++] = s->a_desc;
-	grant_msg_send(conn, m, sizeof(*out));
+		grant_msg_send(conn, m, sizeof(*out));
+		return conn;
+	}
+	out->g[out->n++] = s->a_desc;
+	/* B breaks this connection on its own once it has the message */
+	grant_msg_send_last(conn, m, sizeof(*out));
 	return conn;
 }
 

@@ -178,7 +178,8 @@ grant_ops_server(void)
 	CHECK(g[0] == NULL, "rpma_grant_delete() left the handle set");
 	out = grant_msg_out(&m);
 	out->kind = GRANT_MSG_REVOKED;
-	grant_msg_send(conn, &m, sizeof(*out));
+	/* the client breaks the connection with its read through the revoked grant */
+	grant_msg_send_last(conn, &m, sizeof(*out));
 
 	/* the connection's end revokes the rest; their handles stay to be deleted */
 	conn_close_passive(&conn);
