@@ -93,6 +93,58 @@ note(const char *fmt, ...)
 	fflush(stdout);
 }
 
+/* what log_keep() keeps, and the level it was asked for */
+static char log_text[4096];
+static enum rpma_log_level log_level;
+
+static void
+log_append(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	(void) file_name;
+	(void) line_no;
+	(void) function_name;
+	if (level > log_level)
+		return;
+	va_start(ap, message_format);
+	vsnprintf(line, sizeof(line), message_format, ap);
+	va_end(ap);
+	fprintf(stderr, "librpma: %s\n", line);
+	size_t have = strlen(log_text), add = strlen(line) + 1;
+	if (have + add >= sizeof(log_text)) {
+		size_t keep = sizeof(log_text) / 2;
+		memmove(log_text, log_text + have - keep, keep);
+		log_text[keep] = '\0';
+		have = keep;
+	}
+	snprintf(log_text + have, sizeof(log_text) - have, "%s\n", line);
+}
+
+void
+log_keep(enum rpma_log_level level)
+{
+	log_text[0] = '\0';
+	log_level = level;
+	CHECK_RET(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, level));
+	CHECK_RET(rpma_log_set_function(log_append));
+}
+
+const char *
+log_kept(void)
+{
+	return log_text;
+}
+
+void
+log_stop(void)
+{
+	CHECK_RET(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION));
+	CHECK_RET(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING));
+}
+
 static const char *
 env_required(const char *name, const char *why)
 {
@@ -126,6 +178,15 @@ test_iwarp(void)
 
 	CHECK_RET(rpma_utils_get_ibv_context(test_ip(), RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
 	return ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+}
+
+bool
+test_rxe(void)
+{
+	struct ibv_device_attr_ex attr;
+
+	test_device_attr(&attr);
+	return attr.orig_attr.vendor_id == 0xffffff;
 }
 
 bool

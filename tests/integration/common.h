@@ -95,6 +95,9 @@ bool test_iwarp(void);
 /* whether the device of RPMA_TEST_IP binds type-2 memory windows (grants) */
 bool test_windows(void);
 
+/* the device is soft-RoCE (rxe) */
+bool test_rxe(void);
+
 /* device_cap_flags_ex bits of the kernel ABI: FLUSH of both placements, ATOMIC WRITE */
 #define CAP_FLUSH ((1ULL << 38) | (1ULL << 39))
 #define CAP_ATOMIC_WRITE (1ULL << 40)
@@ -116,6 +119,15 @@ bool lib_native_atomic_write(void);
 /* a note on stdout, prefixed with the role */
 __attribute__((format(printf, 1, 2)))
 void note(const char *fmt, ...);
+
+/*
+ * The library's messages of level (RPMA_LOG_LEVEL_*) and above are kept
+ * from here on, printed as well; log_kept() has what came since
+ * log_keep() (the last 4 KiB of it), log_stop() goes back to the default.
+ */
+void log_keep(enum rpma_log_level level);
+const char *log_kept(void);
+void log_stop(void);
 
 /* RPMA_TEST_IP and RPMA_TEST_PORT, failing clearly when they are unset */
 const char *test_ip(void);

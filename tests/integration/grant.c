@@ -11,7 +11,8 @@
  * grant_attack, plain_attack: client A holds a grant (or, in the plain
  * twin, a region of its own, as librpma 1.x serves it) and works in it;
  * client B has a part of its own and tries A's with its own key, with A's
- * key (stolen) and with every key of three indexes (guessed), a new
+ * key (stolen), through grants with the key of every registration of the
+ * server's (leaked), and with every key of three indexes (guessed), a new
  * connection per try. Through grants, no try may read or change a byte;
  * through plain regions, the stolen key and a guess must read A's bytes:
  * the test sees a leak where there is one.
@@ -205,6 +206,66 @@ grant_ops_client(void)
 	client_close(&c);
 }
 
+/* grant_rights: what a grant does not allow is refused by the device, moving no byte */
+
+#define RIGHTS_SEED_R 500
+#define RIGHTS_SEED_W 501
+
+/* one connection: the allowed operation of grant ok, then the refused one of grant no */
+static bool
+rights_round(int round)
+{
+	struct grant_client c;
+	client_open(&c, 0);
+	struct grant_msg *in = grant_msg_wait(c.conn, &c.m, GRANT_MSG_DESCS);
+	if (grants_none(in)) {
+		client_close(&c);
+		return false;
+	}
+	CHECK(in->n == 2, "%u descriptors, expected 2", in->n);
+	struct rpma_mr_remote *ro = remote_of(&in->g[0]), *wo = remote_of(&in->g[1]);
+
+	if (round == 0) {
+		/* write-only: the write lands, a read is refused and fills nothing */
+		pattern_fill(c.buf, ATTACK_PAGE, RIGHTS_SEED_W + 100, 0);
+		CHECK_RET(rpma_write(c.conn, wo, 0, c.buf_mr, 0, ATTACK_PAGE,
+				RPMA_F_COMPLETION_ALWAYS, (void *)0x1));
+		cq_expect(c.cq, IBV_WC_RDMA_WRITE, (void *)0x1, NULL);
+		memset(c.buf, ATTACK_SEED_JUNK, ATTACK_PAGE);
+		CHECK_RET(rpma_read(c.conn, c.buf_mr, 0, wo, 0, ATTACK_PAGE,
+				RPMA_F_COMPLETION_ALWAYS, NULL));
+		expect_error(c.cq, "a read through a write-only grant");
+		for (size_t i = 0; i < ATTACK_PAGE; i++)
+			CHECK((uint8_t)c.buf[i] == ATTACK_SEED_JUNK, "the refused read wrote byte %zu",
+					i);
+	} else {
+		/* read-only: the read gets the server's bytes, a write is refused */
+		CHECK_RET(rpma_read(c.conn, c.buf_mr, 0, ro, 0, ATTACK_PAGE,
+				RPMA_F_COMPLETION_ALWAYS, (void *)0x2));
+		cq_expect(c.cq, IBV_WC_RDMA_READ, (void *)0x2, NULL);
+		CHECK(pattern_check(c.buf, ATTACK_PAGE, RIGHTS_SEED_R, 0) == SIZE_MAX,
+				"the read-only grant read other bytes");
+		memset(c.buf, ATTACK_SEED_JUNK, ATTACK_PAGE);
+		CHECK_RET(rpma_write(c.conn, ro, 0, c.buf_mr, 0, ATTACK_PAGE,
+				RPMA_F_COMPLETION_ALWAYS, NULL));
+		expect_error(c.cq, "a write through a read-only grant");
+	}
+	CHECK_RET(rpma_mr_remote_delete(&ro));
+	CHECK_RET(rpma_mr_remote_delete(&wo));
+	client_close(&c);
+	return true;
+}
+
+void
+grant_rights_client(void)
+{
+	for (int round = 0; round < 2; round++)
+		if (!rights_round(round))
+			return;
+	note("a read through a write-only grant and a write through a read-only one: refused "
+			"by the device, their buffers and the server's pages untouched");
+}
+
 /* the attack tests */
 
 /* client A: rounds of write, flush, read and compare in its page until told to stop */
@@ -363,8 +424,10 @@ attack_thief(bool grants)
 		client_close(&c);
 		return;
 	}
-	CHECK(in->n == 2, "B got %u descriptors", in->n);
+	CHECK(in->n >= 2 && (grants || in->n == 2), "B got %u descriptors", in->n);
 	struct grant_desc own = in->g[0], stolen = in->g[1];
+	/* through grants: A's address with the key of each of the server's registrations */
+	struct grant_msg keys = *in;
 
 	/* B's own part works through B's connection */
 	struct rpma_mr_remote *r = remote_of(&own);
@@ -388,6 +451,16 @@ attack_thief(bool grants)
 	/* A's exact key and address */
 	size_t stolen_got = attack_try_connected(&c, &stolen, grants, "A's stolen key");
 	note("the stolen key: %zu bytes of A's read", stolen_got);
+
+	/* the keys of the region and of each grant's range registration, leaked */
+	for (unsigned k = 2; k < keys.n; k++) {
+		size_t got = attack_try_connected(&c, &keys.g[k], grants, "a registration's key");
+		CHECK(got == 0, "the server's registration key %#x read A's page",
+				desc_rkey(&keys.g[k]));
+	}
+	if (keys.n > 2)
+		note("the keys of the server's %u registrations (the region's, the grants' "
+				"ranges', the messages'): 0 bytes of A's read or changed", keys.n - 2);
 
 	/*
 	 * soft-iWARP draws each key's index at random among 2^24, its key byte
@@ -477,7 +550,7 @@ plain_pages_give(struct rpma_conn *conn, struct rpma_mr_local *mr[2], int p, int
 void
 plain_attack_server(void)
 {
-	static const struct attack_pages plain = {plain_pages_reg, plain_pages_give, NULL};
+	static const struct attack_pages plain = {plain_pages_reg, plain_pages_give, NULL, false};
 	attack_server(&plain);
 }
 

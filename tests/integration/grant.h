@@ -83,6 +83,11 @@ void grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
  */
 void grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
 
+/*
+ * The keys of this process's registrations on the device (rdma resource
+ * show mr), at most max: where none is listed (no rdma tool, no right), 0.
+ */
+unsigned grant_registration_keys(uint32_t *keys, unsigned max);
 
 /* the usages the grant tests grant, each on a page of its own */
 #define USAGE_RW (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST)
@@ -117,6 +122,8 @@ struct attack_pages {
 			void **handle, uint8_t *desc);
 	/* after the connection ended: what give() made goes (NULL: nothing to do) */
 	void (*take_back)(void **handle);
+	/* B is told the keys of the server's registrations too, to try them */
+	bool tell_keys;
 };
 
 /*

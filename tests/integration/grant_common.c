@@ -4,7 +4,9 @@
  * the messages, and the server of the attack tests
  */
 
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "grant.h"
 
@@ -134,6 +136,25 @@ grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len)
 				"came back: its send flushed");
 }
 
+unsigned
+grant_registration_keys(uint32_t *keys, unsigned max)
+{
+	/* rdma(8) lists every registration of the device with its key and its owner */
+	FILE *f = popen("rdma resource show mr 2>/dev/null", "r");
+	CHECK(f != NULL, "cannot run rdma resource show mr");
+	char line[512];
+	unsigned n = 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		const char *k = strstr(line, " rkey 0x"), *p = strstr(line, " pid ");
+		if (k == NULL || p == NULL || atol(p + 5) != (long)getpid())
+			continue;
+		CHECK(n < max, "more than %u registrations", max);
+		keys[n++] = (uint32_t)strtoul(k + 6, NULL, 16);
+	}
+	(void) pclose(f);
+	return n;
+}
+
 /* the server of the attack tests */
 
 struct attack_server {
@@ -154,6 +175,29 @@ req_role(struct rpma_conn_req *req)
 	CHECK_RET(rpma_conn_req_get_private_data(req, &pd));
 	CHECK(pd.ptr != NULL && pd.len >= 1, "a connection request without a role");
 	return *(const char *)pd.ptr;
+}
+
+/*
+ * As if they had leaked: a descriptor of A's address with the key of each
+ * registration of the server's (the region's, each grant's range, the
+ * message buffers'), after B's own and A's; B tries them all
+ */
+static void
+attack_tell_keys(struct attack_server *s, struct grant_msg *out)
+{
+	uint32_t keys[GRANT_MAX];
+	unsigned n = grant_registration_keys(keys, GRANT_MAX - out->n);
+	if (n == 0) {
+		CHECK(!test_rxe(), "rxe lists no registration of this process");
+		note("no registration of this process is listed (rdma resource show mr): "
+				"B tries no registration's key");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct grant_desc *d = &out->g[out->n++];
+		*d = s->a_desc;
+		for (int b = 0; b < 4; b++)
+			d->desc[16 + b] = (uint8_t)(keys[i] >> (8 * b));
+	}
 }
 
 /* accept A's (p 0) or B's (p 1) connection and send its descriptors */
@@ -179,6 +223,8 @@ attack_accept(struct attack_server *s, struct rpma_conn_req **req, struct grant_
 		return conn;
 	}
 	out->g[out->n++] = s->a_desc;
+	if (s->pages->tell_keys)
+		attack_tell_keys(s, out);
 	/* B breaks this connection on its own once it has the message */
 	grant_msg_send_last(conn, m, sizeof(*out));
 	return conn;

@@ -86,6 +86,27 @@ ops_refusals(struct rpma_conn *conn, struct rpma_peer *peer, struct rpma_mr_loca
 	CHECK(g == NULL, "a refused grant wrote its handle");
 }
 
+/* rpma_mr_dereg() of each region refused while it has the grants counted for it, logged */
+static void
+ops_dereg_refused(struct rpma_mr_local *mr[2], unsigned counts[2])
+{
+	char want[64];
+
+	log_keep(RPMA_LOG_LEVEL_ERROR);
+	for (int k = 0; k < 2; k++) {
+		struct rpma_mr_local *kept = mr[k];
+		CHECK_EQ_RET(rpma_mr_dereg(&mr[k]), RPMA_E_INVAL);
+		CHECK(mr[k] == kept, "a refused deregistration changed the handle");
+		snprintf(want, sizeof(want), "still has %u grant%s", counts[k],
+				counts[k] == 1 ? ":" : "s:");
+		CHECK(strstr(log_kept(), want) != NULL, "the log does not say \"%s\": %s", want,
+				log_kept());
+	}
+	log_stop();
+	note("rpma_mr_dereg() refused: %u and %u grants left on the PMem and DRAM regions",
+			counts[0], counts[1]);
+}
+
 /*
  * A device without type-2 windows (soft-iWARP): every grant is refused at
  * the call with RPMA_E_NOSUPP, after the arguments were checked; the
@@ -173,9 +194,15 @@ grant_ops_server(void)
 	}
 	note("every page as the client left it, none outside the grants changed");
 
+	/* a region its grants hold is not deregistered: they would serve memory reused */
+	unsigned held[2] = {OPS_USAGES, OPS_USAGES};
+	ops_dereg_refused(mr, held);
+
 	/* revoked: the client's next read with its key fails */
 	CHECK_RET(rpma_grant_delete(&g[0]));
 	CHECK(g[0] == NULL, "rpma_grant_delete() left the handle set");
+	held[0]--;
+	ops_dereg_refused(mr, held);
 	out = grant_msg_out(&m);
 	out->kind = GRANT_MSG_REVOKED;
 	/* the client breaks the connection with its read through the revoked grant */
@@ -195,6 +222,64 @@ out:
 		CHECK_RET(rpma_mr_dereg(&mr[k]));
 	free(dram);
 	pmem_close(&pm);
+	CHECK_RET(rpma_peer_delete(&peer));
+}
+
+/* grant_rights: a page granted for reading only, another for writing only */
+
+#define RIGHTS_SEED_R 500
+#define RIGHTS_SEED_W 501
+
+void
+grant_rights_server(void)
+{
+	static const int usages[2] = {RPMA_MR_USAGE_READ_SRC, RPMA_MR_USAGE_WRITE_DST};
+	struct rpma_peer *peer = peer_open();
+	char *mem = buf_new(2 * ATTACK_PAGE);
+	struct rpma_mr_local *mr;
+	pattern_fill(mem, ATTACK_PAGE, RIGHTS_SEED_R, 0);
+	pattern_fill(mem + ATTACK_PAGE, ATTACK_PAGE, RIGHTS_SEED_W, 0);
+	CHECK_RET(rpma_mr_reg_for_grants(peer, mem, 2 * ATTACK_PAGE, USAGE_RW, &mr));
+	struct grant_msgbuf m;
+	grant_msgbuf_new(peer, &m);
+	struct rpma_ep *ep = ep_open(peer);
+
+	/* a connection for each refusal: the first breaks it */
+	for (int round = 0; round < 2; round++) {
+		struct rpma_conn_req *req = ep_next_req(ep, grant_conn_cfg());
+		grant_recv_prep(req, &m);
+		struct rpma_conn *conn = server_accept(&req, NULL);
+		if (!test_windows()) {
+			grants_refused(conn, mr, &m, usages, 2);
+			conn_close_passive(&conn);
+			goto out;
+		}
+		struct rpma_grant *g[2];
+		struct grant_msg *out = grant_msg_out(&m);
+		out->kind = GRANT_MSG_DESCS;
+		for (int i = 0; i < 2; i++) {
+			CHECK_RET(rpma_grant_new(conn, mr, (size_t)i * ATTACK_PAGE, ATTACK_PAGE,
+					usages[i], &g[i]));
+			CHECK_RET(rpma_grant_get_descriptor(g[i], out->g[i].desc));
+			out->g[i].usage = (uint8_t)usages[i];
+			out->n++;
+		}
+		grant_msg_send_last(conn, &m, sizeof(*out));
+		conn_close_passive(&conn);
+		for (int i = 0; i < 2; i++)
+			CHECK_RET(rpma_grant_delete(&g[i]));
+	}
+	/* the write through the write-only grant landed; the refused one moved no byte */
+	CHECK(pattern_check(mem, ATTACK_PAGE, RIGHTS_SEED_R, 0) == SIZE_MAX,
+			"the page granted for reading only changed");
+	CHECK(pattern_check(mem + ATTACK_PAGE, ATTACK_PAGE, RIGHTS_SEED_W + 100, 0) == SIZE_MAX,
+			"the page granted for writing only does not hold what the client wrote");
+	note("the read-only page as it was, the write-only page as the client wrote it");
+out:
+	CHECK_RET(rpma_ep_shutdown(&ep));
+	grant_msgbuf_delete(&m);
+	CHECK_RET(rpma_mr_dereg(&mr));
+	free(mem);
 	CHECK_RET(rpma_peer_delete(&peer));
 }
 
@@ -241,7 +326,7 @@ void
 grant_attack_server(void)
 {
 	static const struct attack_pages grants = {
-		grant_pages_reg, grant_pages_give, grant_pages_take_back,
+		grant_pages_reg, grant_pages_give, grant_pages_take_back, true,
 	};
 	attack_server(&grants);
 }
