@@ -16,13 +16,18 @@
  *             shared peer, its own CQ waited for with rpma_cq_wait(); a
  *             server thread per connection waits on that connection's CQ
  *             and compares the slice the client wrote
+ * grant_delete  one connection with NGRANTS grants (LIBRPMA_1.5): one thread
+ *             deletes them while the server's thread deletes the
+ *             connection, ROUNDS_GRANT times; then the region deregisters
+ *             (no window left holds it). Where the device binds no type-2
+ *             windows the grants are refused, and checked to be so.
  * one_cq_wait one connection, NTHREADS threads each writing its slice in
  *             ROUNDS writes, one at a time, every completion reaped by
  *             whichever thread gets it: all of them wait on the one CQ with
  *             rpma_cq_wait() at once (non-blocking channel, poll()), so the
  *             acknowledgement count is shared; a lost or doubled count
  *             would hang deleting the connection's CQ
- * all         all three, one after the other (on PORT, PORT + 1, PORT + 2)
+ * all         all four, one after the other (on PORT, PORT + 1, ...)
  */
 
 #include <errno.h>
@@ -574,6 +579,120 @@ many_conns_server(void *arg)
 	return NULL;
 }
 
+/* grant_delete ----------------------------------------------------------- */
+
+#define NGRANTS		16
+#define ROUNDS_GRANT	3
+
+struct grant_deleter {
+	struct rpma_grant **grants;
+	atomic_uint *go;
+};
+
+static void *
+grant_deleter(void *arg)
+{
+	struct grant_deleter *d = arg;
+
+	while (atomic_load(d->go) == 0)
+		;
+	for (unsigned g = 0; g < NGRANTS; g++) {
+		CHECK_RET(rpma_grant_delete(&d->grants[g]));
+		CHECK(d->grants[g] == NULL, "rpma_grant_delete() left the handle");
+	}
+	return NULL;
+}
+
+/* one round: grants on a new connection, deleted while the connection goes */
+static bool
+grant_delete_round(struct server_args *sa, struct rpma_mr_local *mr)
+{
+	struct server_conn sc = { 0 };
+	struct rpma_grant *grants[NGRANTS];
+	atomic_uint go = 0;
+	struct grant_deleter d = { grants, &go };
+	pthread_t tid;
+
+	CHECK_RET(rpma_mr_reg(sa->peer, sc.msg, sizeof(sc.msg), RPMA_MR_USAGE_RECV, &sc.msg_mr));
+	sc.req = ep_next_req(sa->ep, NULL);
+	server_accept(&sc);
+	for (unsigned g = 0; g < NGRANTS; g++) {
+		int ret = rpma_grant_new(sc.conn, mr, g * SLICE, SLICE, RPMA_MR_USAGE_WRITE_DST,
+				&grants[g]);
+		if (ret == RPMA_E_NOSUPP && g == 0) {
+			/* no windows on the device: nothing to race, the client is told so */
+			CHECK_RET(rpma_send(sc.conn, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR, NULL));
+			server_finish(&sc);
+			CHECK_RET(rpma_mr_dereg(&sc.msg_mr));
+			return false;
+		}
+		CHECK_RET(ret);
+	}
+	/* the region is held while any window is */
+	CHECK(rpma_mr_dereg(&mr) == RPMA_E_INVAL, "a region with grants deregistered");
+
+	CHECK(pthread_create(&tid, NULL, grant_deleter, &d) == 0, "pthread_create failed");
+	atomic_store(&go, 1);
+	CHECK_RET(rpma_conn_disconnect(sc.conn));
+	CHECK_RET(rpma_conn_delete(&sc.conn));
+	CHECK(pthread_join(tid, NULL) == 0, "pthread_join failed");
+	CHECK_RET(rpma_mr_dereg(&sc.msg_mr));
+	return true;
+}
+
+static void *
+grant_delete_server(void *arg)
+{
+	struct server_args *sa = arg;
+	struct rpma_mr_local *mr;
+	unsigned char *region = buf_new(NGRANTS * SLICE);
+	bool windows = true;
+
+	CHECK_RET(rpma_mr_reg_for_grants(sa->peer, region, NGRANTS * SLICE,
+			RPMA_MR_USAGE_WRITE_DST, &mr));
+	for (unsigned r = 0; r < ROUNDS_GRANT && windows; r++)
+		windows = grant_delete_round(sa, mr);
+	/* every window released: by its delete or by its connection's */
+	CHECK_RET(rpma_mr_dereg(&mr));
+	free(region);
+	if (!windows)
+		printf("rpma-threads: grant_delete: the device binds no type-2 windows: "
+				"the grants were refused\n");
+	return NULL;
+}
+
+/* each round: connect, then wait for the server to go (it says so first without windows) */
+static void
+grant_delete_client(struct rpma_peer *peer, const char *port)
+{
+	struct rpma_conn_cfg *cfg;
+	char msg[16];
+	struct rpma_mr_local *msg_mr;
+
+	CHECK_RET(rpma_conn_cfg_new(&cfg));
+	CHECK_RET(rpma_conn_cfg_set_sq_size(cfg, NGRANTS + 1));
+	CHECK_RET(rpma_mr_reg(peer, msg, sizeof(msg), RPMA_MR_USAGE_RECV, &msg_mr));
+	for (unsigned r = 0; r < ROUNDS_GRANT; r++) {
+		struct rpma_conn_req *req;
+		struct rpma_conn *conn;
+		struct rpma_cq *cq;
+		struct ibv_wc wc;
+		CHECK_RET(rpma_conn_req_new(peer, Addr, port, cfg, &req));
+		CHECK_RET(rpma_conn_req_recv(req, msg_mr, 0, sizeof(msg), msg_mr));
+		CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
+		expect_event(conn, RPMA_CONN_ESTABLISHED);
+		expect_event(conn, RPMA_CONN_CLOSED);
+		CHECK_RET(rpma_conn_get_cq(conn, &cq));
+		bool told = rpma_cq_get_wc(cq, 1, &wc, NULL) == 0 && wc.status == IBV_WC_SUCCESS &&
+			wc.opcode == IBV_WC_RECV;
+		CHECK_RET(rpma_conn_delete(&conn));
+		if (told)
+			break;	/* no windows: one round only */
+	}
+	CHECK_RET(rpma_mr_dereg(&msg_mr));
+	CHECK_RET(rpma_conn_cfg_delete(&cfg));
+}
+
 /* driver ---------------------------------------------------------------- */
 
 static void
@@ -581,7 +700,10 @@ scenario(const char *name, const char *port)
 {
 	struct server_args sa;
 	pthread_t server;
-	bool one = strcmp(name, "many_conns") != 0;
+	bool grants = strcmp(name, "grant_delete") == 0;
+	bool one = !grants && strcmp(name, "many_conns") != 0;
+	void *(*server_fn)(void *) = grants ? grant_delete_server :
+		one ? one_conn_server : many_conns_server;
 
 	/*
 	 * Everything the threads share is created here, before they start:
@@ -591,9 +713,10 @@ scenario(const char *name, const char *port)
 	struct rpma_peer *client_peer = peer_open();
 	CHECK_RET(rpma_ep_listen(sa.peer, Addr, port, &sa.ep));
 
-	CHECK(pthread_create(&server, NULL, one ? one_conn_server : many_conns_server, &sa) == 0,
-			"pthread_create failed");
-	if (one) {
+	CHECK(pthread_create(&server, NULL, server_fn, &sa) == 0, "pthread_create failed");
+	if (grants) {
+		grant_delete_client(client_peer, port);
+	} else if (one) {
 		one_conn_client(client_peer, port, strcmp(name, "one_conn") == 0 ?
 				one_conn_writer : one_cq_wait_writer);
 	} else {
@@ -618,7 +741,9 @@ scenario(const char *name, const char *port)
 int
 main(int argc, char *argv[])
 {
-	static const char *const names[] = { "one_conn", "many_conns", "one_cq_wait" };
+	static const char *const names[] = {
+		"one_conn", "many_conns", "one_cq_wait", "grant_delete"
+	};
 	int n = sizeof(names) / sizeof(names[0]);
 	int which = -1;	/* all */
 
@@ -626,7 +751,8 @@ main(int argc, char *argv[])
 		if (strcmp(argv[1], names[i]) == 0)
 			which = i;
 	if (argc != 3 || (which < 0 && strcmp(argv[1], "all") != 0)) {
-		fprintf(stderr, "usage: %s one_conn|many_conns|one_cq_wait|all PORT\n", argv[0]);
+		fprintf(stderr, "usage: %s one_conn|many_conns|one_cq_wait|grant_delete|all PORT\n",
+				argv[0]);
 		return 2;
 	}
 	Addr = getenv("RPMA_TEST_IP");
