@@ -122,6 +122,16 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 	peer->iwarp = ibv_ctx->device->transport_type == IBV_TRANSPORT_IWARP;
 	peer->windows = (attr.orig_attr.device_cap_flags &
 			(IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
+	/*
+	 * Trusted, not tested: the InfiniBand Architecture Specification has a
+	 * responder check an access through a memory window against the
+	 * window's own range (volume 1, chapter 10, memory windows), so a
+	 * grant's window is bound over the region itself and the device keeps
+	 * each peer inside its part. rxe checks the range of the region under
+	 * the window instead (seen on 6.1, 6.12 and 7.3.4): there each window
+	 * gets a registration of its own range (mw.c). Another device that
+	 * broke the rule as rxe does would let a peer past its part.
+	 */
 	peer->windows_bounded = attr.orig_attr.vendor_id != RXE_VENDOR_ID;
 	RPMA_LOG_INFO("device %s (%s): on-demand paging %s, native ATOMIC WRITE %s, "
 			"FLUSH served %s, native FLUSH invited %s, posted %s, "
