@@ -124,7 +124,10 @@ struct rpma_mr_remote;
 int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 		struct rpma_mr_local **mr_ptr);
 
-/* Deregister a local memory region; *mr_ptr becomes NULL. */
+/*
+ * Deregister a local memory region; *mr_ptr becomes NULL. RPMA_E_INVAL while
+ * grants of it live (rpma_grant_new()): delete them, or their connections.
+ */
 int rpma_mr_dereg(struct rpma_mr_local **mr_ptr);
 
 /* Serialize the region for a peer (rpma_mr_get_descriptor_size() bytes). */
@@ -489,22 +492,28 @@ struct rpma_grant;
 
 /*
  * Register memory that peers reach through grants only: its own key gives
- * no peer any remote read or write, and it has no descriptor of its own.
- * usage says what grants of it may carry (RPMA_MR_USAGE_READ_SRC,
- * _WRITE_DST, _FLUSH_TYPE_*) and how it is used locally.
+ * no peer any remote read or write, on any transport, and it has no
+ * descriptor of its own. usage says what grants of it may carry
+ * (RPMA_MR_USAGE_READ_SRC, _WRITE_DST, _FLUSH_TYPE_*) and how it is used
+ * locally; RPMA_E_NOSUPP for RPMA_MR_USAGE_READ_DST on iWARP, where a
+ * read's destination is written by the peer with the region's own key.
  */
 int rpma_mr_reg_for_grants(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 		struct rpma_mr_local **mr_ptr);
 
 /*
  * Let the peer of conn reach mr[offset, +len) for usage (a subset of mr's
- * remote usages), through conn only. RPMA_E_NOSUPP where the device binds
- * no type-2 memory windows.
+ * remote usages), through conn only. Returns once the grant's window is
+ * bound (a bind that fails is RPMA_E_PROVIDER), with no completion left for
+ * the program. RPMA_E_NOSUPP where the device binds no type-2 windows.
  */
 int rpma_grant_new(struct rpma_conn *conn, struct rpma_mr_local *mr, size_t offset,
 		size_t len, int usage, struct rpma_grant **grant_ptr);
 
-/* Revoke the grant (unless its connection is gone) and free it; *grant_ptr becomes NULL. */
+/*
+ * Revoke the grant (unless its connection is gone) and free it; *grant_ptr
+ * becomes NULL. Safe while another thread deletes the grant's connection.
+ */
 int rpma_grant_delete(struct rpma_grant **grant_ptr);
 
 /* The size of the buffer rpma_grant_get_descriptor() writes. */

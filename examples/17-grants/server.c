@@ -79,10 +79,7 @@ client_serve(struct server *s, struct rpma_ep *ep, unsigned i)
 	ret = msg_pack(s, i);
 	if (ret)
 		return ret;
-	/*
-	 * Posted after the bind, the message arrives once the window is bound;
-	 * its completion frees the send queue's slot the bind took as well.
-	 */
+	/* rpma_grant_new() returned with the window bound: the descriptor may go */
 	ret = rpma_send(c->conn, s->msg_mr, i * sizeof(*s->msgs), sizeof(*s->msgs),
 			RPMA_F_COMPLETION_ALWAYS, NULL);
 	if (ret) {

@@ -47,7 +47,7 @@ grant_conn_cfg(void)
 	if (cfg == NULL) {
 		CHECK_RET(rpma_conn_cfg_new(&cfg));
 		CHECK_RET(rpma_conn_cfg_set_rcq_size(cfg, 4));
-		/* a grant's bind takes a slot until a signaled completion: 16 at once */
+		/* room for the client's operations on all its grants at once */
 		CHECK_RET(rpma_conn_cfg_set_sq_size(cfg, 2 * GRANT_MAX));
 		CHECK_RET(rpma_conn_cfg_set_cq_size(cfg, 2 * GRANT_MAX));
 	}
