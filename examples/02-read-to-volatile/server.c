@@ -37,7 +37,7 @@ main(int argc, char *argv[])
 	/* the client may only read this memory */
 	ret = rpma_mr_reg(peer, mem.data, MEM_DATA_SIZE, RPMA_MR_USAGE_READ_SRC, &mr);
 	if (ret) {
-		print_error("rpma_mr_reg()", ret);
+		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_peer_delete;
 	}
 	ret = descs_pack(mr, NULL, &pd);

@@ -68,7 +68,7 @@ main(int argc, char *argv[])
 		goto err_mem_close;
 	ret = rpma_mr_reg(peer, mem.data, MEM_DATA_SIZE, RPMA_MR_USAGE_READ_DST, &dst_mr);
 	if (ret) {
-		print_error("rpma_mr_reg()", ret);
+		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_peer_delete;
 	}
 	ret = server_listen(peer, args.addr, args.port, &ep);

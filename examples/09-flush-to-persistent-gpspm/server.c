@@ -105,7 +105,7 @@ main(int argc, char *argv[])
 	ret = rpma_mr_reg(peer, mem.data, MEM_DATA_SIZE,
 			RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST, &mr);
 	if (ret) {
-		print_error("rpma_mr_reg()", ret);
+		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_peer_delete;
 	}
 	ret = rpma_mr_reg(peer, m, sizeof(*m), RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &msg_mr);

@@ -59,7 +59,7 @@ main(int argc, char *argv[])
 	ret = rpma_mr_reg(peer, mem.data, MEM_DATA_SIZE,
 			RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_RECV, &mr);
 	if (ret) {
-		print_error("rpma_mr_reg()", ret);
+		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_peer_delete;
 	}
 	ret = descs_pack(mr, NULL, &pd);

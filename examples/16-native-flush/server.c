@@ -55,7 +55,7 @@ main(int argc, char *argv[])
 		usage |= RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
 	ret = rpma_mr_reg(peer, mem.data, MEM_DATA_SIZE, usage, &mr);
 	if (ret) {
-		print_error("rpma_mr_reg()", ret);
+		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_pcfg_delete;
 	}
 	printf("region: write and flush to %s, no read\n",

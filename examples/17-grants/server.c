@@ -193,7 +193,7 @@ main(int argc, char *argv[])
 	/* its own key opens nothing: a client reaches only the part granted to it */
 	ret = rpma_mr_reg_for_grants(peer, s.mem.data, MEM_DATA_SIZE, s.usage, &s.mr);
 	if (ret) {
-		print_error("rpma_mr_reg_for_grants()", ret);
+		mem_reg_failed(&s.mem, "rpma_mr_reg_for_grants()", ret);
 		goto err_pcfg_delete;
 	}
 	ret = rpma_mr_reg(peer, s.msgs, s.n * sizeof(*s.msgs), RPMA_MR_USAGE_SEND, &s.msg_mr);

@@ -23,8 +23,10 @@ server_usage(const char *prog, int accepted)
 			(accepted & ARGS_PMEM) ? " [<pmem-path>] [--direct-write-to-pmem]" : "",
 			(accepted & ARGS_CLIENTS) ? " [--clients N]" : "");
 	if (accepted & ARGS_PMEM)
-		fprintf(stderr, "  <pmem-path>  a file on a DAX file system, a devdax device or\n"
-				"               an ordinary file (created when missing);\n"
+		fprintf(stderr, "  <pmem-path>  a devdax device, a file on a DAX file system\n"
+				"               (needs an RDMA device with on-demand paging:\n"
+				"               soft-RoCE from Linux 7.x, not 6.x) or an\n"
+				"               ordinary file (created when missing);\n"
 				"               without it the server uses DRAM\n"
 				"  --direct-write-to-pmem  the platform puts the NIC's writes into\n"
 				"               the persistence domain (true pmem only)\n");

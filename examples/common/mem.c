@@ -3,6 +3,7 @@
  * mem.c -- mapping a server's memory with libpmem2.
  */
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,6 +97,23 @@ err_source:
 err_close:
 	(void) close(mem->fd);
 	return -1;
+}
+
+void
+mem_reg_failed(const struct server_mem *mem, const char *call, int ret)
+{
+	int err = errno;
+	struct stat st;
+
+	print_error(call, ret);
+	if (ret != RPMA_E_PROVIDER || err != EOPNOTSUPP || !mem->mapped ||
+			fstat(mem->fd, &st) || !S_ISREG(st.st_mode))
+		return;
+	fprintf(stderr, "the memory is a file on a DAX file system (mounted -o dax): the "
+			"kernel does not pin its pages for the RDMA device, which would need "
+			"on-demand paging to reach them and has none. Give the server a device "
+			"DAX namespace (/dev/daxX.Y) instead, or run it where the kernel and the "
+			"device offer on-demand paging (soft-RoCE from Linux 7.x).\n");
 }
 
 /* Data is valid only once the signature is persistent, so it is written last. */

@@ -36,6 +36,13 @@ struct server_mem {
 /* Map path (NULL: allocate DRAM) and say on stdout what memory it is. */
 int mem_open(const char *path, struct server_mem *mem);
 
+/*
+ * Say that call (registering the memory) failed with ret; where the memory
+ * is a file the kernel would not pin (a DAX file system without on-demand
+ * paging), say why and what to use instead. Call it first: it reads errno.
+ */
+void mem_reg_failed(const struct server_mem *mem, const char *call, int ret);
+
 /* Make len bytes at ptr persistent (nothing to do for DRAM). */
 void mem_persist(const struct server_mem *mem, const void *ptr, size_t len);
 
