@@ -41,12 +41,24 @@ _Static_assert(PEER_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL &&
 #define RXE_VENDOR_ID 0xffffff
 #define RXE_NATIVE_ENV "RPMA_RXE_NATIVE"
 
+/*
+ * rxe's on-demand paging (Linux 7.x) places each access at the start of
+ * its page: a write of 100 bytes at offset 512 of a page lands at its
+ * offset 0, and a read reads from there, so the peer reads back what it
+ * wrote while the memory holds it elsewhere (seen on 7.3.4, raw verbs
+ * too; tests/integration/fsdax.c shows it). Unless asked for it, the
+ * library does not register with ODP on rxe: memory the kernel does not
+ * pin (a file on a DAX file system) is refused at the registration.
+ */
+#define RXE_ODP_ENV "RPMA_RXE_ODP"
+
 /* an RDMA write of up to this many bytes goes inline (the atomic write fallback) */
 #define MAX_INLINE_DATA 8
 
 struct rpma_peer {
 	struct ibv_pd *pd;
 	bool odp_capable;
+	bool odp_refused;	/* the device has ODP, but places accesses wrongly (rxe) */
 	bool native_atomic_write;
 	unsigned flush_caps;	/* PEER_FLUSH_* the device serves */
 	unsigned native_flush;	/* PEER_FLUSH_* this build posts on it */
@@ -77,6 +89,14 @@ flush_caps_str(unsigned caps)
 	return str[caps & (PEER_FLUSH_GLOBAL | PEER_FLUSH_PERSISTENT)];
 }
 
+/* the environment's NAME is "1" */
+static bool
+env_is_1(const char *name)
+{
+	const char *env = getenv(name);
+	return env && strcmp(env, "1") == 0;
+}
+
 /* whether the native operations rxe fails when sent again are wanted */
 static bool
 peer_native_wanted(const struct ibv_device_attr_ex *attr)
@@ -84,8 +104,7 @@ peer_native_wanted(const struct ibv_device_attr_ex *attr)
 	if (attr->orig_attr.vendor_id != RXE_VENDOR_ID)
 		return true;
 
-	const char *env = getenv(RXE_NATIVE_ENV);
-	if (env && strcmp(env, "1") == 0)
+	if (env_is_1(RXE_NATIVE_ENV))
 		return true;
 
 	if (attr->device_cap_flags_ex & (DEVICE_CAP_ATOMIC_WRITE | DEVICE_CAP_FLUSH_GLOBAL |
@@ -110,6 +129,8 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 	uint64_t caps = attr.device_cap_flags_ex;
 	bool wanted = peer_native_wanted(&attr);
 	peer->odp_capable = utils_odp_capable(&attr);
+	peer->odp_refused = peer->odp_capable && attr.orig_attr.vendor_id == RXE_VENDOR_ID &&
+		!env_is_1(RXE_ODP_ENV);
 #ifdef HAVE_IBV_ATOMIC_WRITE
 	peer->native_atomic_write = wanted && (caps & DEVICE_CAP_ATOMIC_WRITE) != 0;
 #endif
@@ -137,7 +158,8 @@ peer_query(struct ibv_context *ibv_ctx, struct rpma_peer *peer)
 			"FLUSH served %s, native FLUSH invited %s, posted %s, "
 			"type-2 memory windows %s",
 			ibv_get_device_name(ibv_ctx->device), peer->iwarp ? "iWARP" : "IB/RoCE",
-			peer->odp_capable ? "yes" : "no",
+			!peer->odp_capable ? "no" : peer->odp_refused ?
+				"not used (soft-RoCE: " RXE_ODP_ENV "=1 allows it)" : "yes",
 			peer->native_atomic_write ? "yes" : "no",
 			flush_caps_str(peer->flush_caps), wanted ? "yes" : "no",
 			flush_caps_str(peer->native_flush), peer->windows ? "yes" : "no");
@@ -311,7 +333,7 @@ reg_mr_odp(const struct rpma_peer *peer, void *addr, size_t length, int access, 
 	struct ibv_mr *mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access), ENOMEM);
 
 	/* memory that cannot be pinned (a file on a DAX file system) is reachable with ODP */
-	*odp = mr == NULL && errno == EOPNOTSUPP && peer->odp_capable;
+	*odp = mr == NULL && errno == EOPNOTSUPP && peer->odp_capable && !peer->odp_refused;
 	if (*odp) {
 		mr = FI_PTR(ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND), ENOMEM);
 		if (mr)
@@ -330,6 +352,14 @@ reg_failed(const struct rpma_peer *peer, void *addr, size_t length, int err)
 				"from an ordinary file (not DAX, not tmpfs) cannot be "
 				"registered; use anonymous memory, a tmpfs or hugetlbfs "
 				"file, or a DAX device", length, addr);
+	else if (err == EOPNOTSUPP && peer->odp_refused)
+		RPMA_LOG_ERROR("the kernel does not pin the %zu bytes at %p for long (a file "
+				"on a file system mounted with -o dax is never pinned so), and the "
+				"on-demand paging of soft-RoCE (%s) that could reach them places "
+				"each access at the start of its page, so data would land "
+				"elsewhere than written: not used unless %s=1; use a device DAX "
+				"(devdax) namespace (doc/HARDWARE.md)", length, addr,
+				ibv_get_device_name(peer->pd->context->device), RXE_ODP_ENV);
 	else if (err == EOPNOTSUPP && !peer->odp_capable)
 		RPMA_LOG_ERROR("the kernel does not pin the %zu bytes at %p for long (a file "
 				"on a file system mounted with -o dax is never pinned so), and "

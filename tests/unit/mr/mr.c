@@ -243,6 +243,40 @@ test_mr_reg__odp_fallback(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/*
+ * soft-RoCE's ODP places accesses at the start of their pages: not used
+ * unless RPMA_RXE_ODP=1, the log says why
+ */
+static void
+test_mr_reg__odp_rxe(void **state)
+{
+	(void) state;
+	mock_device_set_odp(1);
+	mock_device_set_vendor_id(0xffffff);
+	struct rpma_peer *peer = fx_peer();
+	struct rpma_mr_local *mr = NULL;
+
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr),
+			RPMA_E_PROVIDER);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(CALLS(ibv_reg_mr), 1);
+	assert_null(mr);
+	assert_non_null(strstr(mock_rec.log_prev, "start of its page"));
+	assert_non_null(strstr(mock_rec.log_prev, "RPMA_RXE_ODP=1"));
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+
+	/* asked for: registered with ODP */
+	assert_int_equal(setenv("RPMA_RXE_ODP", "1", 1), 0);
+	peer = fx_peer();
+	assert_int_equal(unsetenv("RPMA_RXE_ODP"), 0);
+	MOCK_FAIL(ibv_reg_mr, 0, EOPNOTSUPP);
+	assert_int_equal(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_READ_SRC, &mr), 0);
+	assert_int_equal(mock_rec.reg_access[2], IBV_ACCESS_REMOTE_READ | IBV_ACCESS_ON_DEMAND);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 static void
 test_mr_reg__odp_fallback_fails(void **state)
 {
@@ -976,6 +1010,7 @@ main(void)
 		TEST(test_mr_reg__alloc_fails),
 		TEST(test_mr_reg__reg_fails),
 		TEST(test_mr_reg__odp_fallback),
+		TEST(test_mr_reg__odp_rxe),
 		TEST(test_mr_reg__odp_fallback_fails),
 		TEST(test_mr_reg__odp_logged),
 		TEST(test_mr_reg__no_odp_no_retry),
