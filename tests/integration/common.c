@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -735,13 +736,19 @@ struct pmem_map *
 pmem_open(size_t size, void **addr)
 {
 	const char *path = getenv("RPMA_TEST_PMEM");
-	CHECK(path != NULL && *path != '\0',
-			"RPMA_TEST_PMEM is not set: set it to a device DAX (utils/rxe-vm does)");
+	CHECK(path != NULL && *path != '\0', "RPMA_TEST_PMEM is not set: set it to a device "
+			"DAX or a file on a DAX file system (utils/rxe-vm does)");
 
 	struct pmem_map *pm = calloc(1, sizeof(*pm));
 	CHECK(pm != NULL, "out of memory");
-	pm->fd = open(path, O_RDWR);
+	/* a file on a DAX file system is made, sparse, as large as the test needs */
+	pm->fd = open(path, O_RDWR | O_CREAT, 0600);
 	CHECK(pm->fd >= 0, "cannot open %s: %s", path, strerror(errno));
+	struct stat st;
+	CHECK(fstat(pm->fd, &st) == 0, "cannot stat %s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode) && (size_t)st.st_size < size)
+		CHECK(ftruncate(pm->fd, (off_t)size) == 0, "cannot size %s: %s", path,
+				strerror(errno));
 
 	struct pmem2_config *cfg;
 	struct pmem2_source *src;

@@ -18,6 +18,7 @@
 #define DRIVEN(name)
 #define GRANT(name, label, options) {#name, name##_server, NULL},
 #define GRANT_1X(name, options) GRANT(name, integration, options)
+#define FSDAX(name) {#name, name##_server, NULL},
 static const struct integ_test tests[] = {
 #include "tests.def"
 };
@@ -31,6 +32,7 @@ static const struct integ_test tests[] = {
 #undef DRIVEN
 #undef GRANT
 #undef GRANT_1X
+#undef FSDAX
 
 int
 main(int argc, char *argv[])

@@ -19,6 +19,7 @@
 /* their servers are rpma-integ-grant's (grant_main.c) */
 #define GRANT(name, label, options) {#name, NULL, name##_client},
 #define GRANT_1X(name, options) GRANT(name, integration, options)
+#define FSDAX(name) {#name, NULL, name##_client},
 static const struct integ_test tests[] = {
 #include "tests.def"
 };
@@ -32,6 +33,7 @@ static const struct integ_test tests[] = {
 #undef DRIVEN
 #undef GRANT
 #undef GRANT_1X
+#undef FSDAX
 
 int
 main(int argc, char *argv[])

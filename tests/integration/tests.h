@@ -14,6 +14,7 @@
 #define DRIVEN(name) HOSTS(name)
 #define GRANT(name, label, options) HOSTS(name)
 #define GRANT_1X(name, options) HOSTS(name)
+#define FSDAX(name) HOSTS(name)
 #include "tests.def"
 #undef PAIR
 #undef PAIR_1X
@@ -25,5 +26,6 @@
 #undef DRIVEN
 #undef GRANT
 #undef GRANT_1X
+#undef FSDAX
 
 #endif /* INTEG_TESTS_H */
