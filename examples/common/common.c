@@ -24,8 +24,8 @@ server_usage(const char *prog, int accepted)
 			(accepted & ARGS_CLIENTS) ? " [--clients N]" : "");
 	if (accepted & ARGS_PMEM)
 		fprintf(stderr, "  <pmem-path>  a devdax device, a file on a DAX file system\n"
-				"               (needs an RDMA device with on-demand paging:\n"
-				"               soft-RoCE from Linux 7.x, not 6.x) or an\n"
+				"               (needs an RDMA device with on-demand paging;\n"
+				"               not soft-RoCE, see doc/HARDWARE.md) or an\n"
 				"               ordinary file (created when missing);\n"
 				"               without it the server uses DRAM\n"
 				"  --direct-write-to-pmem  the platform puts the NIC's writes into\n"

@@ -111,9 +111,9 @@ mem_reg_failed(const struct server_mem *mem, const char *call, int ret)
 		return;
 	fprintf(stderr, "the memory is a file on a DAX file system (mounted -o dax): the "
 			"kernel does not pin its pages for the RDMA device, which would need "
-			"on-demand paging to reach them and has none. Give the server a device "
-			"DAX namespace (/dev/daxX.Y) instead, or run it where the kernel and the "
-			"device offer on-demand paging (soft-RoCE from Linux 7.x).\n");
+			"on-demand paging to reach them, and has none the library uses (the log "
+			"above says why). Give the server a device DAX namespace (/dev/daxX.Y) "
+			"instead, or run it on an RDMA device with on-demand paging.\n");
 }
 
 /* Data is valid only once the signature is persistent, so it is written last. */
