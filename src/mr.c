@@ -91,8 +91,8 @@ usage_to_access(const struct rpma_peer *peer, int usage)
  * needs: the right to bind one (where the device binds them), the local
  * write right a writable window needs (IBTA C10-74; usage_to_access() gives
  * it to a write destination), and the FLUSH rights of its usages, which tell
- * what a window over it may be given (grants_settle() drops them where no
- * window is bound over the region itself).
+ * what a window over it may be given (grants_reg() keeps none of them where
+ * no window is bound over the region itself).
  */
 static int
 grants_access(const struct rpma_peer *peer, int usage)
@@ -115,30 +115,6 @@ grants_refused(const struct rpma_peer *peer, int usage)
 		return RPMA_E_NOSUPP;
 	}
 	return 0;
-}
-
-/*
- * Where each window is bound over a registration of its own range (rxe,
- * mw.c), nothing is bound over the region: it keeps no right a peer could
- * use by its key, FLUSH's included (a FLUSH moves no byte, but a peer that
- * guessed the key could make the device write the whole region back at
- * every request). The rights were asked for at the registration all the
- * same: rxe grants persistence on persistent memory only, and what it
- * granted (*access, kept) is what a window over the region may get.
- */
-static void
-grants_settle(const struct rpma_peer *peer, struct ibv_mr *mr, int access)
-{
-	int kept = access & (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
-	if (peer_windows_bounded(peer) || kept == access)
-		return;
-
-	int err = FI_ERR(ibv_rereg_mr(mr, IBV_REREG_MR_CHANGE_ACCESS, NULL, NULL, 0, kept),
-			IBV_REREG_MR_ERR_CMD);
-	if (err)
-		RPMA_LOG_NOTICE("ibv_rereg_mr() could not drop the FLUSH rights of a region for "
-				"grants (%d): a peer that guesses its key may flush it, no byte "
-				"moves", err);
 }
 
 /*
@@ -176,6 +152,43 @@ mr_window_access(const struct rpma_mr_local *mr, int usage)
 	return remote_access(usage, caps);
 }
 
+/* where the device learns the rights of a region for grants on rxe: its first page */
+#define PROBE_SIZE 4096
+
+/*
+ * Register a region for grants (*access: what it was asked for, then what
+ * the device granted, the record of what a window over it may get). Where
+ * each window is bound over a registration of its own range (rxe, mw.c),
+ * no window is bound over the region itself, and it keeps no right a peer
+ * could use by its key, FLUSH's included (a FLUSH moves no byte, but a
+ * peer that guessed the key could make the device write the whole region
+ * back at every request): only local write. What rxe grants - persistence
+ * on persistent memory only - is learnt from a registration of the
+ * region's first page, asked for every right, and released at once.
+ */
+static int
+grants_reg(const struct rpma_peer *peer, void *ptr, size_t size, int *access,
+		struct ibv_mr **mr_ptr)
+{
+	if (peer_windows_bounded(peer))
+		return peer_reg_mr(peer, ptr, size, access, mr_ptr);
+
+	struct ibv_mr *probe;
+	int ret = peer_reg_mr(peer, ptr, size < PROBE_SIZE ? size : PROBE_SIZE, access, &probe);
+	if (ret)
+		return ret;
+	int err = ibv_dereg_mr(probe);
+	if (err) {
+		RPMA_LOG_PROVIDER(err, "ibv_dereg_mr()");
+		return RPMA_E_PROVIDER;
+	}
+	int own = *access & IBV_ACCESS_LOCAL_WRITE;
+	ret = peer_reg_mr(peer, ptr, size, &own, mr_ptr);
+	if (ret == 0)
+		*access |= own & IBV_ACCESS_ON_DEMAND;
+	return ret;
+}
+
 static int
 mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage, bool for_grants,
 		struct rpma_mr_local **mr_ptr)
@@ -194,13 +207,12 @@ mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage, bool for_grant
 		return RPMA_E_NOMEM;
 
 	int access = for_grants ? grants_access(peer, usage) : usage_to_access(peer, usage);
-	ret = peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
+	ret = for_grants ? grants_reg(peer, ptr, size, &access, &mr->ibv_mr) :
+		peer_reg_mr(peer, ptr, size, &access, &mr->ibv_mr);
 	if (ret) {
 		free(mr);
 		return ret;
 	}
-	if (for_grants)
-		grants_settle(peer, mr->ibv_mr, access);
 
 	mr->addr = ptr;
 	mr->size = size;

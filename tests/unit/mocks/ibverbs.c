@@ -473,20 +473,6 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
 }
 
 int
-ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
-		int access)
-{
-	(void) mr;
-	(void) pd;
-	(void) addr;
-	(void) length;
-	mock_rec.rereg.flags = flags;
-	mock_rec.rereg.access = access;
-	PLANNED_INT(ibv_rereg_mr);
-	return 0;
-}
-
-int
 ibv_dereg_mr(struct ibv_mr *mr)
 {
 	PLANNED_INT(ibv_dereg_mr);

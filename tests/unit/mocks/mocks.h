@@ -26,7 +26,7 @@
 	X(ibv_create_cq) X(ibv_destroy_cq) X(ibv_req_notify_cq) X(ibv_poll_cq) \
 	X(ibv_get_cq_event) X(ibv_ack_cq_events) \
 	X(ibv_alloc_pd) X(ibv_dealloc_pd) X(ibv_query_device_ex) \
-	X(ibv_reg_mr) X(ibv_rereg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) X(ibv_alloc_mw) X(ibv_dealloc_mw) \
+	X(ibv_reg_mr) X(ibv_dereg_mr) X(ibv_advise_mr) X(ibv_alloc_mw) X(ibv_dealloc_mw) \
 	X(ibv_create_srq) X(ibv_destroy_srq) \
 	X(ibv_post_send) X(ibv_post_recv) X(ibv_post_srq_recv) X(ibv_modify_qp) \
 	X(ibv_qp_to_qp_ex) X(ibv_wr_complete) \
@@ -134,7 +134,6 @@ struct mock_record {
 		uint32_t num_sge; } advise;
 	struct ibv_srq_init_attr srq_attr;
 	enum ibv_qp_state qp_state;	/* of the last ibv_modify_qp */
-	struct { int flags; int access; } rereg;	/* of the last ibv_rereg_mr */
 	struct { enum ibv_mw_type type; int allocs; int deallocs; } mw;	/* ibv_alloc_mw */
 	int log_count;			/* messages the library logged */
 	char log_last[512];
