@@ -603,6 +603,19 @@ grant_deleter(void *arg)
 	return NULL;
 }
 
+/* the device binds type-2 memory windows, which grants are made of */
+static bool
+device_windows(void)
+{
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+
+	CHECK_RET(rpma_utils_get_ibv_context(Addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx));
+	CHECK(ibv_query_device(ctx, &attr) == 0, "ibv_query_device() failed");
+	return (attr.device_cap_flags &
+			(IBV_DEVICE_MEM_WINDOW_TYPE_2A | IBV_DEVICE_MEM_WINDOW_TYPE_2B)) != 0;
+}
+
 /* one round: grants on a new connection, deleted while the connection goes */
 static bool
 grant_delete_round(struct server_args *sa, struct rpma_mr_local *mr)
@@ -619,10 +632,11 @@ grant_delete_round(struct server_args *sa, struct rpma_mr_local *mr)
 	for (unsigned g = 0; g < NGRANTS; g++) {
 		int ret = rpma_grant_new(sc.conn, mr, g * SLICE, SLICE, RPMA_MR_USAGE_WRITE_DST,
 				&grants[g]);
-		if (ret == RPMA_E_NOSUPP && g == 0) {
-			/* no windows on the device: nothing to race, the client is told so */
-			CHECK_RET(rpma_send(sc.conn, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR, NULL));
-			server_finish(&sc);
+		if (ret == RPMA_E_NOSUPP && g == 0 && !device_windows()) {
+			/* nothing to race: the client knows it too, and closes */
+			expect_event(sc.conn, RPMA_CONN_CLOSED);
+			CHECK_RET(rpma_conn_disconnect(sc.conn));
+			CHECK_RET(rpma_conn_delete(&sc.conn));
 			CHECK_RET(rpma_mr_dereg(&sc.msg_mr));
 			return false;
 		}
@@ -661,35 +675,24 @@ grant_delete_server(void *arg)
 	return NULL;
 }
 
-/* each round: connect, then wait for the server to go (it says so first without windows) */
+/* each round: connect, then wait for the server to go; without windows, go first, once */
 static void
 grant_delete_client(struct rpma_peer *peer, const char *port)
 {
+	bool windows = device_windows();
 	struct rpma_conn_cfg *cfg;
-	char msg[16];
-	struct rpma_mr_local *msg_mr;
 
 	CHECK_RET(rpma_conn_cfg_new(&cfg));
 	CHECK_RET(rpma_conn_cfg_set_sq_size(cfg, NGRANTS + 1));
-	CHECK_RET(rpma_mr_reg(peer, msg, sizeof(msg), RPMA_MR_USAGE_RECV, &msg_mr));
-	for (unsigned r = 0; r < ROUNDS_GRANT; r++) {
-		struct rpma_conn_req *req;
-		struct rpma_conn *conn;
-		struct rpma_cq *cq;
-		struct ibv_wc wc;
-		CHECK_RET(rpma_conn_req_new(peer, Addr, port, cfg, &req));
-		CHECK_RET(rpma_conn_req_recv(req, msg_mr, 0, sizeof(msg), msg_mr));
-		CHECK_RET(rpma_conn_req_connect(&req, NULL, &conn));
-		expect_event(conn, RPMA_CONN_ESTABLISHED);
+	for (unsigned r = 0; r < (windows ? ROUNDS_GRANT : 1); r++) {
+		struct rpma_conn *conn = client_connect(peer, port, cfg, NULL);
+		if (!windows) {
+			client_close(&conn);
+			break;
+		}
 		expect_event(conn, RPMA_CONN_CLOSED);
-		CHECK_RET(rpma_conn_get_cq(conn, &cq));
-		bool told = rpma_cq_get_wc(cq, 1, &wc, NULL) == 0 && wc.status == IBV_WC_SUCCESS &&
-			wc.opcode == IBV_WC_RECV;
 		CHECK_RET(rpma_conn_delete(&conn));
-		if (told)
-			break;	/* no windows: one round only */
 	}
-	CHECK_RET(rpma_mr_dereg(&msg_mr));
 	CHECK_RET(rpma_conn_cfg_delete(&cfg));
 }
 
