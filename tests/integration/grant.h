@@ -77,9 +77,11 @@ struct grant_msg *grant_msg_poll(struct rpma_conn *conn, struct grant_msgbuf *m,
 void grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
 
 /*
- * The same for the last message before the peer breaks the connection on
- * purpose (a request it makes fails): the peer has the message, but its
- * ACK may come after the break, so the send completes or is flushed.
+ * The same for the last message before the peer breaks or closes the
+ * connection on purpose (a request it makes fails, or the message tells it
+ * to go): the peer has the message, but its acknowledgement may come after
+ * the break, so the send completes or is flushed (on soft-iWARP: ends with
+ * a local QP operation error).
  */
 void grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);
 

@@ -124,7 +124,8 @@ grants_refused(struct rpma_conn *conn, struct rpma_mr_local *mr, struct grant_ms
 	CHECK(g == NULL, "a refused grant wrote its handle");
 	struct grant_msg *out = grant_msg_out(m);
 	out->kind = GRANT_MSG_DESCS;
-	grant_msg_send(conn, m, sizeof(*out));
+	/* told there are none, the client closes at once */
+	grant_msg_send_last(conn, m, sizeof(*out));
 	note("the device binds no type-2 windows: %zu grants refused with RPMA_E_NOSUPP", n);
 }
 
