@@ -54,7 +54,7 @@ enum conn_handshake {
 /*
  * The extended QP of the native ATOMIC WRITE and FLUSH, asked for once where
  * the device offers either, and the flush's placement, decided once here: a
- * flush then ANDs it with a byte of its region (mr.c).
+ * flush then ANDs it with a byte of its region (mr_remote.c).
  */
 static void
 conn_native_init(struct rpma_conn *conn, const struct rpma_peer *peer)
@@ -571,7 +571,7 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 		return flush_refused(conn, dst, type);
 
 #ifdef HAVE_IBV_FLUSH
-	/* native where the device posts the placement the region was given (mr.c) */
+	/* native where the device posts the placement the region was given (mr_remote.c) */
 	unsigned place = dst->flush_place[type] & conn->flush_place;
 	if (place)
 		return post_flush(conn->flush_qpx, dst, dst_offset, len, place, flags, op_context);

@@ -16,6 +16,8 @@
 #include "fault.h"
 #include "log.h"
 #include "mr.h"
+#include "mr_access.h"
+#include "mr_desc.h"
 #include "mw.h"
 #include "mw_set.h"
 #include "peer.h"

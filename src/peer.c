@@ -34,7 +34,7 @@ _Static_assert(PEER_FLUSH_GLOBAL == IBV_FLUSH_GLOBAL &&
  * (seen on Linux 6.12; doc/FAILURES.md), so one lost or late packet breaks
  * the connection. On rxe, unless asked for them, the library writes
  * atomically with the inline write, and the descriptors of its regions
- * ask a peer to flush them by a read (mr.c): of the two sides, only the
+ * ask a peer to flush them by a read (mr_access.c): of the two sides, only the
  * responder knows its device, and a peer on librpma 1.3 may need the
  * native FLUSH, granting no read right to take its place.
  */

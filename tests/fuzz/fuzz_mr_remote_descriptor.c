@@ -27,7 +27,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* what a librpma peer could have written, decoded independently of mr.c
+/* what a librpma peer could have written, decoded independently of mr_desc.c
  * (in the first bytes of a buffer at least that long) */
 static int
 descriptor_acceptable(const uint8_t *data, size_t size, uint64_t *len)

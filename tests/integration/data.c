@@ -236,7 +236,7 @@ read_dst_log_fn(enum rpma_log_level level, const char *file_name, const int line
 /*
  * Register the read's destination listening to the library's debug log:
  * on iWARP it gets the remote write right, as librpma 1.x gives it, and
- * says so (src/mr.c); elsewhere it does not. (On librpma 1.x the log is
+ * says so (src/mr_access.c); elsewhere it does not. (On librpma 1.x the log is
  * its own: not looked at.)
  */
 static struct rpma_mr_local *

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /*
- * mr_remote_from_descriptor.c -- rpma_mr_remote_from_descriptor() (mr.c)
- * reads a remote region's descriptor, which comes from the peer.
+ * mr_remote_from_descriptor.c -- rpma_mr_remote_from_descriptor()
+ * (mr_remote.c, mr_desc.c) reads a remote region's descriptor, which comes
+ * from the peer.
  *
  * Proven for every buffer length the allocator can give (0 up to CBMC's
  * largest object) and every content:
