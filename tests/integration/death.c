@@ -280,16 +280,16 @@ server_killed_client(void)
 	struct outcome o = {.event = false};
 	size_t posted = 0;
 	while (!noticed(&o)) {
-		/* a send first: it tells the server to die */
-		while (!o.refused && posted - (size_t)o.completions < QD) {
-			int ret = post_mixed(conn, 3 + posted, dst, local);
-			if (ret)
-				post_refused(&o, ret);
-			else
-				posted++;
-		}
-		if (!o.refused)
+		if (posted - (size_t)o.completions == QD) {
 			progress(conn, cq, &o, WAIT_MS);
+			continue;
+		}
+		/* a send first: it tells the server to die */
+		int ret = post_mixed(conn, 3 + posted, dst, local);
+		if (ret)
+			post_refused(&o, ret);
+		else
+			posted++;
 	}
 	int inflight = (int)posted - o.completions;
 	note("%zu operations posted, %d completed, %d in flight", posted, o.completions, inflight);
