@@ -145,6 +145,7 @@ client_open(struct fsdax_client *c)
 	CHECK_RET(rpma_mr_reg(c->peer, c->buf, FSDAX_PAGE, RPMA_MR_USAGE_WRITE_SRC |
 			RPMA_MR_USAGE_READ_DST, &c->buf_mr));
 	c->conn = client_connect_prep(c->peer, grant_conn_cfg(), NULL, grant_recv_prep, &c->m);
+	grant_hello_send(c->conn, &c->m);
 	CHECK_RET(rpma_conn_get_cq(c->conn, &c->cq));
 	c->dst = server_desc_take(c->conn, &c->pcfg);
 	CHECK_RET(rpma_conn_apply_remote_peer_cfg(c->conn, c->pcfg));

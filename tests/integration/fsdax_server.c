@@ -89,7 +89,9 @@ server_connect(struct fsdax_server *s)
 	server_desc_make(&sd, s->mr, s->pcfg, &pdata);
 	struct rpma_conn_req *req = ep_next_req(s->ep, grant_conn_cfg());
 	grant_recv_prep(req, &s->msg);
-	return server_accept(&req, &pdata);
+	struct rpma_conn *conn = server_accept(&req, &pdata);
+	grant_hello_wait(conn, &s->msg);
+	return conn;
 }
 
 /* everything but the mapping goes */

@@ -44,6 +44,7 @@ client_open(struct grant_client *c, char role)
 	struct rpma_conn_private_data pd = {&role, 1};
 	c->conn = client_connect_prep(c->peer, grant_conn_cfg(), role ? &pd : NULL,
 			grant_recv_prep, &c->m);
+	grant_hello_send(c->conn, &c->m);
 	CHECK_RET(rpma_conn_get_cq(c->conn, &c->cq));
 }
 

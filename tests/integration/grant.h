@@ -27,6 +27,7 @@ enum grant_msg_kind {
 	GRANT_MSG_DONE,		/* client: done with the grants, n: rounds or count */
 	GRANT_MSG_REVOKED,	/* server: the first grant was revoked */
 	GRANT_MSG_STOP,		/* server: the attack is over */
+	GRANT_MSG_HELLO,	/* client: connected, its first message (grant_hello_send()) */
 };
 
 struct grant_desc {
@@ -72,6 +73,18 @@ struct grant_msg *grant_msg_wait(struct rpma_conn *conn, struct grant_msgbuf *m,
 /* the same without waiting: NULL when none came yet */
 struct grant_msg *grant_msg_poll(struct rpma_conn *conn, struct grant_msgbuf *m,
 		enum grant_msg_kind kind);
+
+/*
+ * The side that connected speaks first. On iWARP the side that accepted
+ * may send nothing before it has a message of the other's (MPA, RFC 5044:
+ * the responder waits for the initiator's first FPDU), and soft-iWARP's
+ * connecting side fails the connection (CONNECT_ERROR, the server never
+ * hearing of it) when an early message arrives with the MPA reply: the
+ * client says hello once connected, and the server waits for it (and posts
+ * its receive again) before its first message.
+ */
+void grant_hello_send(struct rpma_conn *conn, struct grant_msgbuf *m);
+void grant_hello_wait(struct rpma_conn *conn, struct grant_msgbuf *m);
 
 /* send slot 1 (len bytes) and wait for the send's completion on the main CQ */
 void grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len);

@@ -118,6 +118,21 @@ grant_msg_send(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len)
 }
 
 void
+grant_hello_send(struct rpma_conn *conn, struct grant_msgbuf *m)
+{
+	struct grant_msg *out = grant_msg_out(m);
+	out->kind = GRANT_MSG_HELLO;
+	grant_msg_send(conn, m, sizeof(*out));
+}
+
+void
+grant_hello_wait(struct rpma_conn *conn, struct grant_msgbuf *m)
+{
+	(void) grant_msg_wait(conn, m, GRANT_MSG_HELLO);
+	grant_recv_post(conn, m);
+}
+
+void
 grant_msg_send_last(struct rpma_conn *conn, struct grant_msgbuf *m, size_t len)
 {
 	struct rpma_cq *cq;
@@ -208,13 +223,16 @@ attack_tell_keys(struct attack_server *s, struct grant_msg *out)
 	}
 }
 
-/* accept A's (p 0) or B's (p 1) connection and send its descriptors */
-static struct rpma_conn *
-attack_accept(struct attack_server *s, struct rpma_conn_req **req, struct grant_msgbuf *m,
-		int p)
+/*
+ * Once A's (p 0) or B's (p 1) connection is accepted and its hello came:
+ * its descriptors. Both are accepted before either is given anything:
+ * a request left waiting meanwhile can outlive its connecting side's wait
+ * for the accept (soft-iWARP's MPA reply: 10 s), seen under load.
+ */
+static void
+attack_give(struct attack_server *s, struct rpma_conn *conn, struct grant_msgbuf *m, int p)
 {
-	grant_recv_prep(*req, m);
-	struct rpma_conn *conn = server_accept(req, NULL);
+	grant_hello_wait(conn, m);
 	struct grant_msg *out = grant_msg_out(m);
 	out->kind = GRANT_MSG_DESCS;
 	out->g[0].usage = ATTACK_USAGE;
@@ -222,20 +240,19 @@ attack_accept(struct attack_server *s, struct rpma_conn_req **req, struct grant_
 		/* none to give: the client is told so, and closes at once (grant.c) */
 		s->refused = true;
 		grant_msg_send_last(conn, m, sizeof(*out));
-		return conn;
+		return;
 	}
 	out->n++;
 	if (p == 0) {
 		s->a_desc = out->g[0];
 		grant_msg_send(conn, m, sizeof(*out));
-		return conn;
+		return;
 	}
 	out->g[out->n++] = s->a_desc;
 	if (s->pages->tell_keys)
 		attack_tell_keys(s, out);
 	/* B breaks this connection on its own once it has the message */
 	grant_msg_send_last(conn, m, sizeof(*out));
-	return conn;
 }
 
 /* B's tries, a connection each, until its last connection, which is refused */
@@ -280,8 +297,12 @@ attack_server(const struct attack_pages *pages)
 	struct grant_msgbuf ma, mb;
 	grant_msgbuf_new(s.peer, &ma);
 	grant_msgbuf_new(s.peer, &mb);
-	struct rpma_conn *a = attack_accept(&s, &req[0], &ma, 0);
-	struct rpma_conn *b = attack_accept(&s, &req[1], &mb, 1);
+	grant_recv_prep(req[0], &ma);
+	grant_recv_prep(req[1], &mb);
+	struct rpma_conn *a = server_accept(&req[0], NULL);
+	struct rpma_conn *b = server_accept(&req[1], NULL);
+	attack_give(&s, a, &ma, 0);
+	attack_give(&s, b, &mb, 1);
 
 	/* B leaves its first connection after its own key failed outside its page */
 	conn_close_passive(&b);

@@ -155,6 +155,7 @@ grant_ops_server(void)
 	struct rpma_conn_req *req = ep_next_req(ep, grant_conn_cfg());
 	grant_recv_prep(req, &m);
 	struct rpma_conn *conn = server_accept(&req, NULL);
+	grant_hello_wait(conn, &m);
 	ops_refusals(conn, peer, mr[0]);
 	if (!test_windows()) {
 		grants_refused(conn, mr[0], &m, ops_usages, OPS_USAGES);
@@ -250,6 +251,7 @@ grant_rights_server(void)
 		struct rpma_conn_req *req = ep_next_req(ep, grant_conn_cfg());
 		grant_recv_prep(req, &m);
 		struct rpma_conn *conn = server_accept(&req, NULL);
+		grant_hello_wait(conn, &m);
 		if (!test_windows()) {
 			grants_refused(conn, mr, &m, usages, 2);
 			conn_close_passive(&conn);
