@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A cmocka program's cases: named from its source, run once, and each
+case's outcome read from the program's own XML report."""
+
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import pytest
+
+# an entry of a program's table of cases: TEST(test_x), LTEST(test_x),
+# cmocka_unit_test...(test_x, ...)
+ENTRY = re.compile(r"^\s*(?:[A-Z]*TEST|cmocka_unit_test\w*)\((test_\w+)", re.M)
+
+
+def cases(source):
+    """The case names of the table in the C file SOURCE, in its order."""
+    with open(source, encoding="utf-8") as f:
+        text = f.read()
+    table = text[text.index("const struct CMUnitTest"):]
+    return ENTRY.findall(table)
+
+
+class Report:
+    """One run of a program: its Proc and each case's failure message
+    (None for a case that passed; a case missing was never reported).
+
+    Each failure counts once: a case that failed is its own; a program that
+    ended badly with every reported case passed (a crash after them, or
+    before it reported at all, a leak found at exit, a case list that is
+    not its source's) is the program's, and the cases it never reported are
+    skipped, pointing there."""
+
+    def __init__(self, proc, outcomes):
+        self.proc = proc
+        self.outcomes = outcomes
+
+    def case(self, name):
+        """None when case NAME passed, else ("failed" or "skipped", why)."""
+        if name not in self.outcomes:
+            return "skipped", (f"never reported: the program ended with status "
+                               f"{self.proc.status} before (its own test says why)")
+        if self.outcomes[name] is not None:
+            return "failed", self.outcomes[name]
+        return None
+
+    def program(self, listed):
+        """What is wrong with the program beside its cases, or None; LISTED:
+        the case names of its source."""
+        if set(self.outcomes) - set(listed):
+            return f"reported but not in its source: {sorted(set(self.outcomes) - set(listed))}"
+        if self.proc.status == 0 and set(listed) - set(self.outcomes):
+            return f"in its source but not reported: {sorted(set(listed) - set(self.outcomes))}"
+        if self.proc.status != 0 and not any(self.outcomes.values()):
+            return f"it exited {self.proc.status}, no case having failed:\n{self.proc.output}"
+        return None
+
+
+def run(remote, argv, xml, env=None, timeout=600):
+    """ARGV (a cmocka program) run with its report written to XML (a path
+    as REMOTE sees it; HERE the same file here); a Report."""
+    xml_there, xml_here = xml
+    try:
+        os.unlink(xml_here)
+    except OSError:
+        pass
+    env = dict(env or {}, CMOCKA_MESSAGE_OUTPUT="XML", CMOCKA_XML_FILE=xml_there)
+    proc = remote.call(argv, env=env, timeout=timeout)
+    return Report(proc, parse(xml_here))
+
+
+def parse(path):
+    outcomes = {}
+    try:
+        root = ET.parse(path).getroot()
+    except (OSError, ET.ParseError):
+        return outcomes
+    for case in root.iter("testcase"):
+        problem = case.find("failure")
+        if problem is None:
+            problem = case.find("error")
+        outcomes[case.get("name")] = None if problem is None else (
+            problem.get("message") or problem.text or "failed")
+    return outcomes
+
+
+def verdict(outcome):
+    """A case's outcome (Report.case) as the test's."""
+    if outcome is not None:
+        kind, why = outcome
+        (pytest.skip if kind == "skipped" else pytest.fail)(why)

@@ -1,0 +1,176 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""tests/matrix.toml, read and expanded: the rows (this host, and the
+boots of utils/rxe-vm), the variants, builds, defects and memory kinds,
+and the targets a test runs on."""
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+
+RELEASES = ("bookworm", "trixie")
+PATH = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "matrix.toml")
+
+
+def memory_kinds(having=None):
+    """The memory kinds of the matrix file (those with the field HAVING)."""
+    with open(PATH, "rb") as f:
+        kinds = tomllib.load(f).get("memory", {})
+    return [name for name, spec in kinds.items() if having is None or having in spec]
+
+
+class MatrixError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class Row:
+    name: str
+    hosts: int = 1
+    kernel: str = ""
+    device: str = ""
+    patch: str = ""
+    releases: tuple = RELEASES
+    variants: tuple = ()
+    defects: tuple = ()
+    skip: str = ""
+    part: str = ""
+    memory: tuple = ()
+
+    def rxe_vm_options(self, top):
+        """utils/rxe-vm's options for a boot of this row, the tree at TOP."""
+        options = ["--kernel", self.kernel, "--device", self.device, "--fsdax"]
+        if self.patch:
+            options += ["--rxe-patch", f"{top}/{self.patch}"]
+        return options
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where one run of a test goes: a row, on a release (the host's own
+    or the other one, "place"), in a variant."""
+    row: Row
+    release: str
+    place: str      # "host" or "other"
+    variant: str
+
+    @property
+    def id(self):
+        parts = [self.row.name]
+        if self.place == "other":
+            parts.insert(0, self.release)
+        if self.variant != "plain":
+            parts.append(self.variant)
+        return "-".join(parts)
+
+    @property
+    def boot_key(self):
+        return (self.place, self.row.name)
+
+
+@dataclass
+class Matrix:
+    rows: dict
+    variants: dict
+    builds: dict
+    defects: dict
+    memory: dict
+    other: tuple
+    host_release: str
+    wanted: set = field(default_factory=set)
+
+    @classmethod
+    def load(cls, host_release, path=PATH):
+        if host_release not in RELEASES:
+            raise MatrixError(f"this host is neither of {RELEASES}: {host_release!r}")
+        with open(path, "rb") as f:
+            data = tomllib.load(f)
+        rows = {}
+        for name, entry in data.get("boot", {}).items():
+            try:
+                rows[name] = Row(name=name, **{k: tuple(v) if isinstance(v, list) else v
+                                               for k, v in entry.items()})
+            except TypeError as e:
+                raise MatrixError(f"{path}: boot {name}: {e}") from e
+        matrix = cls(rows=rows, variants=data.get("variant", {}), builds=data.get("build", {}),
+                     defects=data.get("defect", {}), memory=data.get("memory", {}),
+                     other=tuple(data.get("release", {}).get("other", ())),
+                     host_release=host_release)
+        matrix.check(path)
+        return matrix
+
+    def check(self, path):
+        """Every name a row or variant uses is declared."""
+        if "plain" not in self.variants:
+            raise MatrixError(f"{path}: no variant plain")
+        for row in self.rows.values():
+            for v in row.variants:
+                if v not in self.variants:
+                    raise MatrixError(f"{path}: boot {row.name}: no variant {v}")
+            for d in row.defects + ((row.skip,) if row.skip else ()):
+                if d not in self.defects:
+                    raise MatrixError(f"{path}: boot {row.name}: no defect {d}")
+            for r in row.releases:
+                if r not in RELEASES:
+                    raise MatrixError(f"{path}: boot {row.name}: no release {r}")
+            if row.hosts and not (row.kernel and row.device):
+                raise MatrixError(f"{path}: boot {row.name}: a boot needs kernel and device")
+        for name, variant in self.variants.items():
+            if variant.get("build") not in self.builds:
+                raise MatrixError(f"{path}: variant {name}: no build {variant.get('build')}")
+        for name in self.other:
+            if name not in self.rows:
+                raise MatrixError(f"{path}: release.other: no boot {name}")
+
+    @property
+    def other_release(self):
+        return next(r for r in RELEASES if r != self.host_release)
+
+    def targets(self):
+        """Every target, in the order the runner takes them: this
+        release's rows, then the other release's."""
+        found = []
+        for place, release in (("host", self.host_release), ("other", self.other_release)):
+            for row in self.rows.values():
+                if release not in row.releases or (place == "other" and row.name not in self.other):
+                    continue
+                for variant in ("plain",) + row.variants:
+                    bound = self.variants[variant].get("releases")
+                    if place == "other" and variant != "plain" and not bound:
+                        continue
+                    if bound and release not in bound:
+                        continue
+                    found.append(Target(row, release, place, variant))
+        return found
+
+    def expand(self, hosts, variants):
+        """The targets of a test on HOSTS hosts (0: this machine, no VM)
+        that runs in VARIANTS."""
+        return [t for t in self.targets() if t.row.hosts == hosts and t.variant in variants]
+
+    def runs(self, target, memory):
+        """Whether TARGET's row runs a test of server memory MEMORY (None:
+        the test takes none): a row that names its kinds runs only tests
+        of those."""
+        return not target.row.memory or memory in target.row.memory
+
+    def parts(self, target):
+        """The parts of utils/test that run TARGET: its variant's, else its
+        row's; on the other release "other-release", but for variants
+        bound to a release."""
+        variant = self.variants[target.variant]
+        if target.place == "other" and not variant.get("releases"):
+            return {"other-release"}
+        return {variant.get("part") or target.row.part}
+
+    def skip_reason(self, target):
+        """Why TARGET's row is not run, or None."""
+        if target.row.skip and target.row.name not in self.wanted:
+            return f"{target.row.name}: {self.defects[target.row.skip]} (utils/test --boot " \
+                f"{target.row.name} runs it)"
+        return None
+
+    def defect(self, target, name):
+        """The reason of defect NAME where TARGET's row has it, else None."""
+        if name in target.row.defects:
+            return f"{target.row.name}: {self.defects[name]}"
+        return None

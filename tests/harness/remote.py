@@ -1,0 +1,246 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A place where commands run: an agent (agent.py) reached over a byte
+stream, on this host, in a Debian root or in a VM. The one way the runner
+starts a process anywhere."""
+
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent.py")
+# Debian's, whatever else PATH holds: the agent runs where pytest may not be
+PYTHON = "/usr/bin/python3"
+# the status of a process whose place went away under it (a host killed)
+LOST = "lost"
+
+
+class Proc:
+    """A process the agent started: its output lines and, once it ended,
+    its status (as a shell gives it, or LOST)."""
+
+    def __init__(self, remote, n, argv):
+        self.remote = remote
+        self.id = n
+        self.argv = argv
+        self.lines = []
+        self.status = None
+        self.timed_out = False
+        self.cond = threading.Condition()
+
+    def _line(self, text):
+        with self.cond:
+            self.lines.append(text)
+            self.cond.notify_all()
+
+    def _exit(self, status, timed_out=False):
+        with self.cond:
+            if self.status is None:
+                self.status = status
+                self.timed_out = timed_out
+            self.cond.notify_all()
+
+    def _until(self, ready, timeout):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with self.cond:
+            while True:
+                result = ready()
+                if result is not None or self.status is not None:
+                    return result
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    return None
+                self.cond.wait(left)
+
+    def wait(self, timeout=None):
+        """The status, or None if it still runs after TIMEOUT seconds."""
+        self._until(lambda: self.status, timeout)
+        return self.status
+
+    def wait_line(self, pattern, timeout, count=1):
+        """The match of PATTERN in the COUNTth line that has it, or None
+        once the process ended or TIMEOUT seconds passed without it."""
+        regex = re.compile(pattern)
+        seen = [0, 0]
+
+        def scan():
+            for text in self.lines[seen[0]:]:
+                seen[0] += 1
+                match = regex.search(text)
+                if match:
+                    seen[1] += 1
+                    if seen[1] == count:
+                        return match
+            return None
+        found = self._until(scan, timeout)
+        return found if found is not None else scan()
+
+    def signal(self, sig):
+        if self.status is None:
+            self.remote.send(op="signal", id=self.id, sig=int(sig))
+
+    def kill(self):
+        self.signal(signal.SIGKILL)
+
+    @property
+    def output(self):
+        with self.cond:
+            return "\n".join(self.lines)
+
+
+class Remote:
+    """An agent's end of the line: run() starts a process there."""
+
+    def __init__(self, name, rfile, wfile, closer=None, hello_timeout=60, alive=None):
+        self.name = name
+        self.rfile = rfile
+        self.wfile = wfile
+        self.closer = closer
+        self.procs = {}
+        self.next_id = 0
+        self.lock = threading.Lock()
+        self.hello = threading.Event()
+        self.closed = threading.Event()
+        self.env = {}
+        self.reader = threading.Thread(target=self._read, daemon=True)
+        self.reader.start()
+        deadline = time.monotonic() + hello_timeout
+        while not self.hello.wait(0.2):
+            if self.closed.is_set() or time.monotonic() > deadline or \
+                    (alive is not None and not alive()):
+                self.close()
+                raise ConnectionError(f"{name}: no agent answered")
+
+    def _read(self):
+        try:
+            for raw in self.rfile:
+                try:
+                    event = json.loads(raw)
+                except ValueError:
+                    continue    # what else the place prints on the way
+                if not isinstance(event, dict):
+                    continue
+                self._event(event)
+        except OSError:
+            pass
+        self.closed.set()
+        with self.lock:
+            procs = list(self.procs.values())
+            self.procs.clear()
+        for proc in procs:
+            proc._exit(LOST)
+
+    def _event(self, event):
+        kind = event.get("ev")
+        if kind == "hello":
+            self.env = event.get("env", {})
+            self.hello.set()
+            return
+        with self.lock:
+            proc = self.procs.get(event.get("id"))
+        if proc is None:
+            return
+        if kind == "out":
+            proc._line(event["line"])
+        elif kind == "exit":
+            with self.lock:
+                self.procs.pop(proc.id, None)
+            proc._exit(event["status"], event.get("timed_out", False))
+
+    def send(self, **request):
+        data = (json.dumps(request) + "\n").encode()
+        with self.lock:
+            if self.closed.is_set():
+                return False
+            try:
+                self.wfile.write(data)
+                self.wfile.flush()
+            except OSError:
+                return False
+        return True
+
+    @property
+    def alive(self):
+        return not self.closed.is_set()
+
+    def run(self, argv, env=None, cwd=None, timeout=None):
+        """ARGV started there, with ENV over the agent's environment (a
+        value None removes the variable); a Proc."""
+        argv = [str(a) for a in argv]
+        with self.lock:
+            self.next_id += 1
+            proc = Proc(self, self.next_id, argv)
+            self.procs[proc.id] = proc
+        sent = self.send(op="run", id=proc.id, argv=argv, env=env or {},
+                         cwd=None if cwd is None else str(cwd), timeout=timeout)
+        if not sent:
+            proc._exit(LOST)
+        return proc
+
+    def call(self, argv, env=None, cwd=None, timeout=None):
+        """ARGV run to its end (up to TIMEOUT seconds): its Proc."""
+        proc = self.run(argv, env, cwd, timeout)
+        proc.wait()
+        return proc
+
+    def control(self, line):
+        self.send(op="control", line=line)
+
+    def close(self):
+        self.send(op="quit")
+        if self.closer is not None:
+            self.closer()
+            self.closer = None
+
+
+def spawn(name, argv, hello_timeout=600, stderr=None):
+    """An agent started as ARGV (which ends by starting agent.py
+    --stdio), over its stdin and stdout."""
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             stderr=stderr)
+
+    def closer():
+        try:
+            child.stdin.close()
+        except OSError:
+            pass
+        try:
+            child.wait(60)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+    return Remote(name, child.stdout, child.stdin, closer, hello_timeout,
+                  alive=lambda: child.poll() is None)
+
+
+def local():
+    """This host, through an agent of its own."""
+    return spawn("host", [PYTHON, AGENT, "--stdio"], hello_timeout=60)
+
+
+def connect(name, path, timeout, alive):
+    """The agent behind the unix socket PATH, once it is there and
+    answers: within TIMEOUT seconds, while ALIVE() holds. A VM on its way
+    out (a host killed) may still take the connection and never answer:
+    the next boot's socket is tried then."""
+    deadline = time.monotonic() + timeout
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+            return Remote(name, sock.makefile("rb"), sock.makefile("wb"), sock.close,
+                          max(1, deadline - time.monotonic()), alive)
+        except (OSError, ConnectionError):
+            sock.close()
+        if time.monotonic() > deadline or not alive():
+            raise ConnectionError(f"{name}: no agent answered on {path}")
+        time.sleep(0.2)
+
+
+if __name__ == "__main__":
+    sys.exit("remote.py is a module of the runner, not a program")

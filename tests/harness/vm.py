@@ -1,0 +1,142 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""One boot of utils/rxe-vm: its VMs (one host or two), their agents, the
+ports handed out in it and what its device can do."""
+
+import os
+import re
+import tempfile
+
+from harness import remote
+from harness.ports import Ports
+
+# what a guest console says when its kernel crashed (no test's doing:
+# under TCG a guest now and then takes a double fault in rxe's requester,
+# or an int3 oops where the kernel patches its own code)
+CRASH = re.compile(r"PANIC: double fault[^\x00-\x1f]*|Kernel panic[^\x00-\x1f]*")
+# seconds a VM may take from rxe-vm's start to its agent's hello: the
+# first boot of a kernel fetches it and builds siw.ko or rxe.ko
+BOOT_TIMEOUT = 1800
+
+
+class BootError(Exception):
+    pass
+
+
+class Boot:
+    """The VMs of one row, started by LAUNCHER (the place whose rxe-vm
+    runs them: this host, or a root of the other release)."""
+
+    def __init__(self, name, options, hosts, launcher, logdir, env=None):
+        self.name = name
+        self.env = env
+        self.options = list(options)
+        self.launcher = launcher
+        self.logdir = logdir
+        self.hosts = hosts
+        self.ports = Ports()
+        self.remotes = [None] * hosts
+        self.proc = None
+        self.caps = None
+        self.agent_dir = None
+
+    def start(self):
+        """Boots the VMs and greets their agents; BootError if it fails.
+        One host with a real RDMA device (RPMA_TEST_IP set, as utils/rxe-vm
+        says) is this machine: no VM."""
+        if self.hosts == 1 and self.launcher.name == "host" and native():
+            self.remotes[0] = remote.local()
+            return
+        there = self.launcher.there
+        os.makedirs(self.logdir, exist_ok=True)
+        # a unix socket's path is short: under the place's /tmp
+        self.agent_dir = tempfile.mkdtemp(prefix="rxe-vm-agent.", dir=self.launcher.here("/tmp"))
+        top = self.launcher.top
+        argv = [f"{top}/utils/rxe-vm", "--agent", there(self.agent_dir),
+                "--log", there(self.console()), "--hosts", self.hosts,
+                "--timeout", 6 * 3600, *self.options, "--",
+                remote.PYTHON, f"{top}/tests/harness/agent.py", "--port-env", "RXE_VM_AGENT"]
+        self.proc = self.launcher.remote.run(argv, self.env)
+        try:
+            for n in range(self.hosts):
+                self.remotes[n] = self._connect(n, BOOT_TIMEOUT)
+        except ConnectionError as e:
+            self.stop()
+            raise BootError(f"{self.name}: the VM did not come up ({e}):\n{self.tail()}") from e
+
+    def _connect(self, n, timeout):
+        return remote.connect(f"{self.name} host {n}", f"{self.agent_dir}/agent.{n}", timeout,
+                              lambda: self.proc.status is None)
+
+    def console(self, n=None):
+        """Host N's console log (both hosts' with N None: the base name)."""
+        base = os.path.join(self.logdir, "console")
+        return base if n is None or self.hosts == 1 else f"{base}.{n}"
+
+    def host(self, n=0, timeout=300):
+        """Host N's agent; after a reboot, the new boot's, once it answers."""
+        current = self.remotes[n]
+        if current is None or not current.alive:
+            self.remotes[n] = self._connect(n, timeout)
+        return self.remotes[n]
+
+    def revive(self, n):
+        """Host N up again if a test killed it and did not boot it."""
+        current = self.remotes[n]
+        if current is not None and current.alive:
+            return
+        try:
+            self.remotes[n] = self._connect(n, 5)
+        except ConnectionError:
+            self.host(1 - n).control(f"boot {n}")
+            self.host(n)
+
+    def crash(self):
+        """The console line that says a guest kernel crashed, or None."""
+        for n in range(self.hosts if self.proc else 0):
+            try:
+                with open(self.console(n), encoding="utf-8", errors="replace") as f:
+                    found = CRASH.search(f.read())
+            except OSError:
+                continue
+            if found:
+                return found[0]
+        return None
+
+    def tail(self, lines=25):
+        text = self.proc.output.splitlines() if self.proc else []
+        for n in range(self.hosts):
+            try:
+                with open(self.console(n), encoding="utf-8", errors="replace") as f:
+                    text += f.read().splitlines()[-lines:]
+            except OSError:
+                pass
+        return "\n".join(text[-2 * lines:])
+
+    def stop(self):
+        for r in self.remotes:
+            if r is not None and r.alive:
+                r.close()
+        if self.proc is not None and self.proc.wait(120) is None:
+            self.proc.kill()
+            self.proc.wait(30)
+        self.remotes = [None] * self.hosts
+        if self.agent_dir:
+            for n in range(self.hosts):
+                try:
+                    os.unlink(f"{self.agent_dir}/agent.{n}")
+                except OSError:
+                    pass
+            try:
+                os.rmdir(self.agent_dir)
+            except OSError:
+                pass
+            self.agent_dir = None
+
+
+
+def native():
+    """Whether this machine has an RDMA device the tests are pointed at
+    (RPMA_TEST_IP set), where utils/rxe-vm runs a command without a VM."""
+    devices = "/sys/class/infiniband"
+    return bool(os.environ.get("RPMA_TEST_IP")) and os.path.isdir(devices) and \
+        bool(os.listdir(devices))
