@@ -3,12 +3,6 @@
 #
 # utils/lib.sh -- what the project's scripts share; sourced, not run.
 
-# valgrind as every script runs a program under it: any error, or a leak
-# that is definite, fails the program with status 99 (CMakeLists.txt's
-# MEMORYCHECK_COMMAND_OPTIONS are the same)
-# shellcheck disable=SC2034 # used by the scripts that source this
-MEMCHECK="valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
-
 # guest_crash CONSOLE...: the line of the guest console logs that tells
 # their kernel crashed (a double fault, a panic); false when none does
 guest_crash() {
@@ -39,24 +33,6 @@ nap() { read -rt "$1" -u "$nap_fd" || true; }
 nap_open() {
 	local fifo=/dev/shm/nap.$$.$RANDOM
 	mkfifo -m 600 "$fifo" && exec {nap_fd}<>"$fifo" && rm -f -- "$fifo"
-}
-
-# pick KIND ALL [ARG...]: the lines of ALL (one target each, its name
-# first) that an ARG names, whole or up to the name's first '-' (05 for
-# 05-flush-to-persistent); all of them without ARGs. An ARG that names
-# none is bad usage.
-pick() {
-	local kind=$1 all=$2 arg line name found
-	shift 2
-	(($#)) || { echo "$all"; return 0; }
-	for arg; do
-		found=
-		while IFS= read -r line; do
-			name=${line%% *}
-			[[ $name == "$arg" || ${name%%-*} == "$arg" ]] && echo "$line" && found=yes
-		done <<<"$all"
-		[[ -n $found ]] || die_usage "no $kind $arg"
-	done
 }
 
 # as_root COMMAND...: COMMAND as root, through sudo when this is not root
@@ -102,44 +78,6 @@ install_packages() {
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${options[@]}" \
 		$missing >/dev/null ||
 		die_env "apt-get install failed"
-}
-
-# junit_case FILE CLASS NAME OUTCOME [MESSAGE]: records one test case, with
-# OUTCOME passed, failed or skipped, in the JUnit report FILE, which is
-# whole after every call: a run stopped half-way still leaves a report of
-# what it ran. utils/junit-count reads it.
-junit_case() {
-	local file=$1 class=$2 name=$3 outcome=$4 message=${5:-} body=
-	case $outcome in
-	failed) body="<failure message=\"$(xml_escape "$message")\"/>" ;;
-	skipped) body="<skipped message=\"$(xml_escape "$message")\"/>" ;;
-	passed) ;;
-	*) echo "junit_case: unknown outcome $outcome" >&2; return 2 ;;
-	esac
-	printf '  <testcase classname="%s" name="%s">%s</testcase>\n' \
-		"$(xml_escape "$class")" "$(xml_escape "$name")" "$body" >>"$file.cases"
-	{
-		echo '<?xml version="1.0" encoding="UTF-8"?>'
-		echo '<testsuite>'
-		cat "$file.cases"
-		echo '</testsuite>'
-	} >"$file.new" && mv -f "$file.new" "$file"
-}
-
-# junit_start FILE: an empty report, replacing an earlier one
-junit_start() {
-	rm -f "$1.cases"
-	: >"$1.cases"
-	printf '<?xml version="1.0" encoding="UTF-8"?>\n<testsuite>\n</testsuite>\n' >"$1"
-}
-
-# (bash 5.2 reads an unescaped & in a replacement as the matched text)
-xml_escape() {
-	local s=${1//&/\&amp;}
-	s=${s//</\&lt;}
-	s=${s//>/\&gt;}
-	s=${s//\"/\&quot;}
-	printf '%s' "$s"
 }
 
 # os_release FIELD: this machine's FIELD of /etc/os-release

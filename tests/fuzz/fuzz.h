@@ -5,7 +5,7 @@
  * every message, so a bad format argument shows under the sanitizers.
  *
  * The check's message goes through the sanitizers' report channel: it is
- * seen even when utils/fuzz silences the targets with -close_fd_mask=3.
+ * seen even when the runner silences the targets with -close_fd_mask=3.
  */
 
 #ifndef FUZZ_H

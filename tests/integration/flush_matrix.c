@@ -6,10 +6,10 @@
  * of the eight usages (the write right with or without each flush type and
  * RPMA_MR_USAGE_READ_SRC), direct write to PMem declared or not, both flush
  * types. The client writes a piece into each cell, flushes it and records
- * what came of it; the server checks every piece. run-flush-matrix runs it
- * with each side on a library of its choice (LD_LIBRARY_PATH) and compares
- * the rows the client writes (RPMA_TEST_MATRIX_ROW) with
- * doc/COMPATIBILITY.md's table.
+ * what came of it; the server checks every piece. The runner runs it with
+ * each side on a library of its choice (LD_LIBRARY_PATH) and compares the
+ * rows the client prints ("row CAPS KIND CELLS...") with
+ * doc/COMPATIBILITY.md's table (tests/py/test_integration.py).
  *
  * A cell's outcome, one letter:
  *   F  completed as a native FLUSH (IBV_WC_FLUSH), the piece on the server
@@ -413,14 +413,15 @@ device_flush(void)
 	return (attr.device_cap_flags_ex & CAP_FLUSH) == CAP_FLUSH;
 }
 
-/* "CAPS KIND ROW": the device's FLUSH, the kind of memory, the outcomes */
+/* "row CAPS KIND CELLS...": the device's FLUSH, the kind of memory, the outcomes */
 static void
-row_write(FILE *f, bool flush, const char *kind, const char cells[FM_CELLS])
+row_write(bool flush, const char *kind, const char cells[FM_CELLS])
 {
-	fprintf(f, "%s %s", flush ? "flush" : "noflush", kind);
+	char row[FM_USAGES * 5 + 1];
+
 	for (int u = 0; u < FM_USAGES; u++)
-		fprintf(f, " %.4s", cells + u * 4);
-	fprintf(f, "\n");
+		snprintf(row + u * 5, 6, " %.4s", cells + u * 4);
+	note("row %s %s%s", flush ? "flush" : "noflush", kind, row);
 }
 
 /* every cell of one kind of memory, then the server's check of them */
@@ -451,16 +452,12 @@ flush_matrix_client(void)
 	struct rpma_mr_local *src;
 	CHECK_RET(rpma_mr_reg(peer, buf, FM_PIECE, RPMA_MR_USAGE_WRITE_SRC, &src));
 
-	const char *path = env_or("RPMA_TEST_MATRIX_ROW", "/dev/stdout");
-	FILE *f = fopen(path, "w");
-	CHECK(f != NULL, "%s: %s", path, strerror(errno));
 	bool flush = device_flush();
 	for (int k = 0; k < n; k++) {
 		char cells[FM_CELLS];
 		fm_kind(peer, k, src, buf, cells);
-		row_write(f, flush, kinds[k], cells);
+		row_write(flush, kinds[k], cells);
 	}
-	CHECK(fclose(f) == 0, "%s: %s", path, strerror(errno));
 
 	CHECK_RET(rpma_mr_dereg(&src));
 	free(buf);

@@ -40,8 +40,8 @@ int fsdax_raw_advise(void *addr, size_t len);
  * The region of the fsdax pair: a sparse file the server never touches.
  * soft-RoCE's on-demand paging of Linux 7.3.4 places an access at the
  * start of its page whatever its offset there (src/peer.c, RXE_ODP_ENV;
- * fsdax_misplaced shows it): every access of the pair starts a page and
- * is one packet long, where that kernel places it right.
+ * fsdax_offset shows it): every access of the pair starts a page and is
+ * one packet long, where that kernel places it right.
  */
 #define FSDAX_SIZE (1 << 20)
 #define FSDAX_PAGE 4096
@@ -53,10 +53,21 @@ int fsdax_raw_advise(void *addr, size_t len);
 #define FSDAX_SEED_GRANT 0x6f
 #define FSDAX_ATOMIC "on dax!"
 
-/* fsdax_misplaced: 100 bytes written at offset 512 of page 1 */
-#define MISPLACED_OFF (FSDAX_PAGE + 512)
-#define MISPLACED_LEN 100
-#define MISPLACED_SEED 0x77
+/*
+ * fsdax_offset's writes: within a page, across a page boundary in one
+ * packet, and over three pages in several packets, each of its own seed
+ */
+#define FSDAX_PIECES 3
+#define FSDAX_PIECE_MAX (3 * FSDAX_PAGE)
+static const struct {
+	size_t off;
+	size_t len;
+} fsdax_pieces[FSDAX_PIECES] = {
+	{FSDAX_PAGE + 512, 100},
+	{3 * FSDAX_PAGE - 64, 256},
+	{4 * FSDAX_PAGE + 100, FSDAX_PIECE_MAX},
+};
+#define FSDAX_PIECE_SEED(i) (0x77 + (i))
 
 /* the server's message: the grant's descriptor; the client's: done */
 struct fsdax_msg {

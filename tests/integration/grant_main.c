@@ -8,31 +8,15 @@
 #include "common.h"
 #include "tests.h"
 
-#define PAIR(name, options)
-#define PAIR_1X_LABEL(name, label, options)
-#define IWARP(name, what)
-#define CLIENT_1X(name)
-#define PAIR_1X(name, options)
-#define CLIENT(name, options)
-#define HOSTS(name)
-#define DRIVEN(name)
-#define GRANT(name, label, options) {#name, name##_server, NULL},
-#define GRANT_1X(name, options) GRANT(name, integration, options)
-#define FSDAX(name) {#name, name##_server, NULL},
+#define PAIR(name)
+#define CLIENT(name)
+#define GRANT(name) {#name, name##_server, NULL},
 static const struct integ_test tests[] = {
 #include "tests.def"
 };
 #undef PAIR
-#undef PAIR_1X
-#undef CLIENT_1X
-#undef IWARP
-#undef PAIR_1X_LABEL
 #undef CLIENT
-#undef HOSTS
-#undef DRIVEN
 #undef GRANT
-#undef GRANT_1X
-#undef FSDAX
 
 int
 main(int argc, char *argv[])

@@ -14,9 +14,11 @@
 
 #include "probe.h"
 
-/* ports nobody listens on, and one for the endpoint */
-#define PORT_NOBODY	"7391"
-#define PORT_EP		"7392"
+/* a port nobody listens on, and the next for the endpoint (RPMA_TEST_PORT) */
+static char port_nobody[8];
+static char port_ep[8];
+#define PORT_NOBODY	port_nobody
+#define PORT_EP		port_ep
 
 static void
 probe_mr(struct rpma_peer *peer)
@@ -151,6 +153,14 @@ probe_srq(struct rpma_peer *peer, const char *addr)
 void
 probe_device(const char *addr)
 {
+	const char *port = getenv("RPMA_TEST_PORT");
+	int first = port ? atoi(port) : 0;
+	if (first <= 0 || first >= 65535) {
+		fprintf(stderr, "rpma-probe: RPMA_TEST_PORT is not a port: the runner gives two\n");
+		exit(2);
+	}
+	snprintf(port_nobody, sizeof(port_nobody), "%d", first);
+	snprintf(port_ep, sizeof(port_ep), "%d", first + 1);
 	struct ibv_context *ctx = NULL;
 	struct rpma_peer *peer = NULL;
 

@@ -200,7 +200,7 @@ server(void)
 	struct rdma_addrinfo hints = {.ai_flags = RAI_PASSIVE, .ai_port_space = RDMA_PS_TCP};
 	struct rdma_addrinfo *ai;
 
-	if (rdma_getaddrinfo(env_or("RPMA_TEST_IP", NULL), env_or("RPMA_TEST_PORT", "7999"),
+	if (rdma_getaddrinfo(env_or("RPMA_TEST_IP", NULL), env_or("RPMA_TEST_PORT", NULL),
 			&hints, &ai))
 		die("rdma_getaddrinfo()");
 	s.ch = rdma_create_event_channel();
@@ -208,13 +208,8 @@ server(void)
 			rdma_bind_addr(s.listen_id, ai->ai_src_addr) || rdma_listen(s.listen_id, 1))
 		die("listening");
 	rdma_freeaddrinfo(ai);
-	const char *ready = getenv("RPMA_TEST_READY");
-	if (ready) {
-		FILE *f = fopen(ready, "w");
-		if (f)
-			fclose(f);
-	}
-	printf("listening\n");
+	/* the runner starts the client once it reads this line */
+	printf("listening on %s:%s\n", env_or("RPMA_TEST_IP", ""), env_or("RPMA_TEST_PORT", ""));
 	fflush(stdout);
 
 	expect_event(s.ch, RDMA_CM_EVENT_CONNECT_REQUEST, &s.id, NULL, 0);
@@ -315,7 +310,7 @@ client(enum mode mode)
 	s.ch = rdma_create_event_channel();
 	if (!s.ch)
 		die("rdma_create_event_channel()");
-	if (rdma_getaddrinfo(addr, env_or("RPMA_TEST_PORT", "7999"), &hints, &ai))
+	if (rdma_getaddrinfo(addr, env_or("RPMA_TEST_PORT", NULL), &hints, &ai))
 		die("rdma_getaddrinfo(%s)", addr);
 	for (;;) {
 		/* across hosts the server may not listen yet: retried while refused */

@@ -1,0 +1,174 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The suite's pytest plugin: the matrix expanded into every test that
+takes a `run`, the items ordered so that each boot runs all its tests in
+one go, utils/test's parts as a selection, and a guest kernel's crash
+taken as the environment's, not the test's: the test runs once more."""
+
+import functools
+import os
+import sys
+import time
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+
+from harness.session import Run, Session  # noqa: E402
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("librpma", "librpma's suite (utils/test --help)")
+    group.addoption("--part", action="append", default=[], metavar="PART",
+                    help="run only this part of the suite (repeatable)")
+    group.addoption("--boot", action="append", default=[], metavar="ROW",
+                    help="run the matrix row ROW, which its skip leaves out otherwise")
+    group.addoption("--long", action="store_true", help="run the long tests too")
+    group.addoption("--fuzz-seconds", type=int, default=30)
+    group.addoption("--fault-seconds", type=int, default=900,
+                    help="start no fault run after this many seconds (0: no limit)")
+    group.addoption("--fault-seed", type=int, default=int(time.strftime("%j")),
+                    help="the fault slice's seed (default: the day of the year)")
+    group.addoption("--fault-step", type=int, default=40)
+    group.addoption("--fault-max", type=int, default=100)
+    group.addoption("--fault-all", action="store_true", help="every target, not half")
+    group.addoption("--results", default=os.path.join(TOP, "test-results"))
+    group.addoption("--count", type=int, default=1, metavar="N",
+                    help="run every test N times, round after round (utils/stress)")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "target(hosts=0, variants=('plain',), other=True): the "
+                            "test runs on every target of the matrix with that many hosts (0: "
+                            "this machine, no VM) and one of these variants (other=False: not "
+                            "on the other release's)")
+    config.addinivalue_line("markers", "part(NAME): the part of utils/test a test without "
+                            "a target belongs to")
+    config.addinivalue_line("markers", "ahead(work=WORK): WORK(session, target, **params) is done "
+                            "ahead, while the VMs run, and the test checks what it returned "
+                            "(run.ahead()); such tests come last")
+    config.rpma = Session(TOP, config.getoption("results"), config.getoption("boot"))
+    config.rpma.options = config.option
+
+
+def pytest_unconfigure(config):
+    if hasattr(config, "rpma"):
+        config.rpma.close()
+
+
+@pytest.fixture
+def round_(request):
+    return request.param
+
+
+def pytest_generate_tests(metafunc):
+    count = metafunc.config.getoption("count")
+    if count > 1:
+        metafunc.fixturenames.append("round_")
+        metafunc.parametrize("round_", range(1, count + 1), indirect=True,
+                             ids=[f"round{n}" for n in range(1, count + 1)])
+    if "target" not in metafunc.fixturenames:
+        return
+    mark = metafunc.definition.get_closest_marker("target")
+    kwargs = mark.kwargs if mark else {}
+    targets = metafunc.config.rpma.matrix.expand(kwargs.get("hosts", 0),
+                                                 set(kwargs.get("variants", ("plain",))))
+    if not kwargs.get("other", True):
+        targets = [t for t in targets if t.place == "host"]
+    metafunc.parametrize("target", targets, ids=[t.id for t in targets])
+
+
+def target_of(item):
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("target") if callspec else None
+
+
+def work_of(item):
+    """The work an item's test has done ahead (its marker ahead), or None."""
+    mark = item.get_closest_marker("ahead")
+    if mark is None:
+        return None
+    params = {k: v for k, v in item.callspec.params.items() if k not in ("target", "round_")}
+    return functools.partial(mark.kwargs["work"], item.config.rpma, target_of(item), **params)
+
+
+def round_of(item):
+    callspec = getattr(item, "callspec", None)
+    return callspec.params.get("round_", 1) if callspec else 1
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rpma = config.rpma
+    order = {t: i for i, t in enumerate(rpma.matrix.targets())}
+    wanted = set(config.getoption("part"))
+    kept, dropped = [], []
+    for item in items:
+        target = target_of(item)
+        if target is not None:
+            parts = rpma.matrix.parts(target)
+            if not rpma.matrix.runs(target, item.callspec.params.get("memory")):
+                dropped.append(item)
+                continue
+        else:
+            parts = {m.args[0] for m in item.iter_markers("part")}
+        (kept if not wanted or parts & wanted else dropped).append(item)
+    # each boot's tests in one go (with --count, round after round); those
+    # whose work is done ahead last, by when it is
+    kept.sort(key=lambda item: (work_of(item) is not None,
+                                order.get(target_of(item), len(order)), round_of(item)))
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+    items[:] = kept
+    if not config.option.collectonly:
+        rpma.plan(filter(None, map(target_of, kept)),
+                  [(item.nodeid, work_of(item)) for item in kept if work_of(item) is not None])
+
+
+@pytest.fixture
+def run(request, target):
+    rpma = request.config.rpma
+    reason = rpma.matrix.skip_reason(target)
+    if reason:
+        pytest.skip(reason)
+    made = Run(rpma, target)
+    made.round = round_of(request.node)
+    work = work_of(request.node)
+    made.ahead = lambda: rpma.later(request.node.nodeid, work)
+    return made
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    # in the call, not the set-up: a build or boot that failed fails the test
+    if "run" in pyfuncitem.funcargs:
+        pyfuncitem.funcargs["run"].ready()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    rpma = item.config.rpma
+    item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+    reports = runtestprotocol(item, nextitem=nextitem, log=False)
+    failed = any(r.failed for r in reports)
+    crash = rpma.crashed() if failed else None
+    if crash:
+        # the next boot is a new one; the first try's consoles stay
+        rpma.stop_boot()
+        item.user_properties.append(("retried", f"the guest kernel crashed: {crash}"))
+        print(f"\n{item.nodeid}: the guest kernel crashed ({crash}): runs once more",
+              file=sys.stderr)
+        item._initrequest()
+        reports = runtestprotocol(item, nextitem=nextitem, log=False)
+        failed = any(r.failed for r in reports)
+    # what a failed test leaves behind must not fail the next one
+    rpma.restart = rpma.restart or failed
+    if failed:
+        for report in reports:
+            if report.failed:
+                report.sections.append(("the boot after the failure", rpma.diagnose()))
+    for report in reports:
+        item.ihook.pytest_runtest_logreport(report=report)
+    item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    return True

@@ -1,0 +1,205 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The runner's own tests: the matrix's expansion, the port allocator, the
+pair runner's readiness and failure paths, and the count: a broken cmocka
+case or pair moves pytest's closing count by exactly one failure."""
+
+import os
+import xml.etree.ElementTree as ET
+
+import pytest
+from conftest import TOP
+
+from harness import pair, remote
+from harness.matrix import Matrix, MatrixError
+from harness.ports import Ports
+
+ROWS = """
+[release]
+other = ["host", "a"]
+[boot]
+host = {hosts = 0, part = "unit", variants = ["slow"]}
+a = {kernel = "6.12", device = "rxe", part = "integration", variants = ["slow", "bound"], defects = ["broken"]}
+b = {kernel = "7", device = "siw", hosts = 2, releases = ["trixie"], skip = "later"}
+[variant]
+plain = {build = "plain"}
+slow = {build = "plain", part = "slow"}
+bound = {build = "plain", releases = ["trixie"]}
+[build]
+plain = {dir = "build"}
+[defect]
+broken = "it breaks"
+later = "not today"
+"""
+
+
+def matrix(tmp_path, text=ROWS, release="bookworm"):
+    path = tmp_path / "matrix.toml"
+    path.write_text(text, encoding="utf-8")
+    return Matrix.load(release, str(path))
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_matrix_expansion(run, tmp_path):
+    m = matrix(tmp_path)
+    assert [t.id for t in m.targets()] == [
+        "host", "host-slow", "a", "a-slow", "trixie-host", "trixie-a", "trixie-a-bound"]
+    assert [t.id for t in m.expand(1, {"plain", "slow"})] == ["a", "a-slow", "trixie-a"]
+    assert [t.id for t in m.expand(2, {"plain"})] == []
+    parts = {t.id: m.parts(t) for t in m.targets()}
+    assert parts["a"] == {"integration"} and parts["a-slow"] == {"slow"}
+    assert parts["trixie-a"] == {"other-release"} and parts["trixie-a-bound"] == {"integration"}
+    a = m.expand(1, {"plain"})[0]
+    assert m.defect(a, "broken") == "a: it breaks" and m.defect(a, "other") is None
+    trixie = matrix(tmp_path, release="trixie")
+    b = trixie.expand(2, {"plain"})[0]
+    assert b.id == "b" and "not today" in trixie.skip_reason(b)
+    trixie.wanted = {"b"}
+    assert trixie.skip_reason(b) is None
+    assert b.row.rxe_vm_options("/t") == ["--kernel", "7", "--device", "siw", "--fsdax"]
+
+
+@pytest.mark.target(hosts=0, other=False)
+@pytest.mark.parametrize("old,new,why", [
+    ('variants = ["slow", "bound"]', 'variants = ["nothing"]', "no variant nothing"),
+    ('defects = ["broken"]', 'defects = ["nothing"]', "no defect nothing"),
+    ('kernel = "6.12"', 'kernel = ""', "a boot needs kernel and device"),
+    ('releases = ["trixie"], skip', 'releases = ["sid"], skip', "no release sid"),
+    ('skip = "later"', 'skip = "never"', "no defect never"),
+])
+def test_matrix_errors(run, tmp_path, old, new, why):
+    with pytest.raises(MatrixError, match=why):
+        matrix(tmp_path, ROWS.replace(old, new, 1))
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_ports(run):
+    ports = Ports(100, 104)
+    assert [ports.take(), ports.take(2), ports.take()] == [100, 101, 103]
+    with pytest.raises(RuntimeError, match="out of ports"):
+        ports.take(2)
+    assert ports.take() == 104
+    with pytest.raises(ValueError):
+        Ports(10, 5)
+
+
+@pytest.fixture(scope="module")
+def local():
+    place = remote.local()
+    yield place
+    place.close()
+
+
+def sh(local, script, name="client", expect=0, *args):
+    return pair.Side(local, ["sh", "-c", script, "sh", *args], name=name, expect=expect)
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_ready(run, local, tmp_path):
+    """The clients start once the server said it listens, not before."""
+    said = tmp_path / "said"
+    server = sh(local, 'echo x; : >"$1"; echo "listening on 192.0.2.1:1"; read -r _ <"$2"',
+                "server", 0, said, tmp_path / "fifo")
+    os.mkfifo(tmp_path / "fifo")
+    client = sh(local, '[ -e "$1" ] && echo go >"$2"', "client 0", 0, said, tmp_path / "fifo")
+    result = pair.run(server, [client], 10)
+    assert result.ok, result.report()
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_never_ready(run, local):
+    result = pair.run(sh(local, "echo starting; exit 3", "server"), [sh(local, "exit 0")], 10)
+    assert result.failures == ["the server never got ready (status 3)"]
+    assert [p.name for p in result.procs] == ["server"]
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_client_fails(run, local):
+    """A failed client ends its waiting server after the grace time."""
+    server = sh(local, 'echo "listening on 192.0.2.1:1"; sleep 60', "server")
+    result = pair.run(server, [sh(local, "exit 4")], 30, grace=0.5)
+    assert sorted(result.failures) == ["the client failed with status 4",
+                                       "the server was stopped, its peers being done"]
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_expected_status(run, local):
+    """A side that kills itself (137) passes; one that should and does not fails."""
+    killer = sh(local, 'echo "listening on 192.0.2.1:1"; kill -9 $$', "server", 137)
+    assert pair.run(killer, [sh(local, "exit 0")], 10).ok
+    alive = sh(local, 'echo "listening on 192.0.2.1:1"', "server", 137)
+    assert pair.run(alive, [sh(local, "exit 0")], 10).failures == [
+        "the server exited with 0, expected it to be killed"]
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_timeout(run, local):
+    result = pair.run(None, [sh(local, "sleep 30")], 1)
+    assert result.failures == ["the client did not finish within 1 s"]
+
+
+@pytest.mark.target(hosts=0, other=False)
+def test_pair_rejected_again(run, local, tmp_path, monkeypatch):
+    """A client rejected (the CM's time-wait) runs again, saying so."""
+    monkeypatch.setattr(pair, "REJECTED_PAUSE", 0)
+    once = 'if [ -e "$1" ]; then exit 0; fi; : >"$1"; echo RPMA_CONN_REJECTED; exit 1'
+    result = pair.run(None, [sh(local, once, "client", 0, tmp_path / "tried")], 10, retries=2)
+    assert result.ok and len(result.procs) == 1, result.report()
+    result = pair.run(None, [sh(local, "echo ECONNREFUSED; exit 1")], 10, retries=2)
+    assert result.failures == ["the client failed with status 1"]
+
+
+SAMPLE = '''
+import pytest
+from harness import cmocka, pair, remote
+
+CASES = ["test_first", "test_second", "test_third"]
+
+
+@pytest.fixture(scope="module")
+def place():
+    agent = remote.local()
+    yield agent
+    agent.close()
+
+
+@pytest.fixture(scope="module")
+def report(place):
+    return cmocka.run(place, [{program!r}], ({xml!r}, {xml!r}))
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_case(report, case):
+    cmocka.verdict(report.case(case))
+
+
+def test_program(report):
+    assert report.program(CASES) is None
+
+
+def test_pair(place):
+    broken = __import__("os").environ.get("COUNT_SAMPLE_BREAK") == "pair"
+    server = pair.Side(place, ["sh", "-c", "echo listening on 192.0.2.1:1"], name="server")
+    client = pair.Side(place, ["sh", "-c", "exit 1" if broken else "exit 0"])
+    assert pair.run(server, [client], 10).ok
+'''
+
+
+@pytest.mark.target(hosts=0, other=False)
+@pytest.mark.parametrize("mode,counts", [
+    ("", (5, 0, 0)), ("fail", (4, 1, 0)), ("exit", (1, 1, 3)), ("pair", (4, 1, 0))])
+def test_count(run, tmp_path, mode, counts):
+    """count_sample's three cases, its program and a pair, whole; with a
+    case failing; leaving in the middle of a case without a report; with
+    the pair's client failing: (passed, failed, skipped)."""
+    program = run.build.bin("tests", "count", "count_sample")
+    (tmp_path / "test_sample.py").write_text(SAMPLE.format(
+        program=program, xml=str(tmp_path / "sample.xml")), encoding="utf-8")
+    junit = tmp_path / "junit.xml"
+    proc = run.place.remote.call(
+        ["/usr/bin/python3", "-m", "pytest", "-p", "no:cacheprovider", "-q",
+         f"--junit-xml={junit}", "--rootdir", str(tmp_path), str(tmp_path / "test_sample.py")],
+        env={"COUNT_SAMPLE_BREAK": mode, "PYTHONPATH": os.path.join(TOP, "tests")}, timeout=120)
+    suite = ET.parse(junit).getroot().find("testsuite")
+    tests, failed, skipped = (int(suite.get(k)) for k in ("tests", "failures", "skipped"))
+    assert (tests - failed - skipped, failed, skipped) == counts, proc.output
+    assert int(suite.get("errors")) == 0, proc.output

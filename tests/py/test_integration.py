@@ -1,0 +1,247 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The integration tests on one host: real libibverbs and librdmacm on
+the boot's device, a server and its clients of rpma-integ each; the same
+with librpma 1.x on either side; librpma's own twins (no native FLUSH,
+native operations asked of soft-RoCE); files on a DAX file system; the
+flush matrix; several threads on one connection."""
+
+import os
+import re
+
+import pytest
+from conftest import TOP
+
+from harness import pair
+from harness.matrix import memory_kinds
+from integ import LIMIT, PEERS, Case, program, run_pair, sides, skip_1x_on_iwarp, version_1x
+
+IWARP_WINDOWS = "no type-2 memory windows: the grants fail at the call with RPMA_E_NOSUPP"
+CASES = [
+    Case("connect_pdata"),
+    Case("write_flush"),
+    Case("read"),
+    Case("bulk"),
+    Case("atomic_write"),
+    Case("inval_offsets"),
+    Case("flush_nosupp"),
+    Case("ping_pong"),
+    Case("imm", iwarp="no immediate data: rpma_send_with_imm() and rpma_write_with_imm() "
+         "fail at the call with RPMA_E_PROVIDER (errno EINVAL); the same messages without "
+         "it then arrive"),
+    Case("rcq"),
+    Case("srq", clients=2),
+    Case("shared_channel"),
+    Case("cq_wait"),
+    Case("multi_clients", clients=4),
+    Case("reject"),
+    Case("closed"),
+    Case("client_killed", killed="client"),
+    Case("server_killed", killed="server",
+         iwarp="soft-iWARP may not flush the operations in flight at the peer's death, or "
+         "complete one twice: what comes back within 2 s is taken"),
+    Case("no_listener", server="", iwarp="rdma_connect() opens a TCP connection, which is "
+         "refused: rpma_conn_req_connect() fails with RPMA_E_PROVIDER (ECONNREFUSED)"),
+    Case("unreachable", server=""),
+    Case("silent_peer", server="", iwarp="rdma_connect() waits for TCP: it fails with "
+         "ETIMEDOUT when TCP gives up on its SYNs, whatever the configured timeout"),
+    Case("flush_types"),
+    Case("grant_ops", server="grant", iwarp=IWARP_WINDOWS),
+    Case("grant_attack", server="grant", clients=2, iwarp=IWARP_WINDOWS),
+    Case("plain_attack", clients=2, iwarp="keys are drawn at random (soft-iWARP): the stolen "
+         "key's leak is shown, no guessing"),
+    Case("grant_rights", server="grant", iwarp=IWARP_WINDOWS),
+    Case("fsdax_reg", server=""),
+]
+# with librpma 1.x on either side (its API has no grants: a grant
+# test's client on 1.x is served by our server, which grants)
+WITH_1X = ["connect_pdata", "write_flush", "read", "atomic_write", "ping_pong", "imm", "rcq",
+           "flush_types", "plain_attack"]
+BY_NAME = {case.name: case for case in CASES}
+VARIANTS = ("plain", "sanitizers", "valgrind")
+
+
+def ids(items):
+    return [getattr(i, "id", str(i)) for i in items]
+
+
+@pytest.mark.target(hosts=1, variants=VARIANTS)
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+def test_pair(run, case):
+    if case.iwarp and run.caps["iwarp"]:
+        print(f"on iWARP it asserts the clear error instead: {case.iwarp}")
+    run_pair(run, case)
+
+
+@pytest.mark.target(hosts=1)
+@pytest.mark.parametrize("side", ("server", "client"))
+@pytest.mark.parametrize("name", WITH_1X)
+def test_with_1x(run, name, side):
+    """NAME with librpma 1.x as SIDE, ours as the other; RPMA_TEST_1X tells
+    both which side runs 1.x, for the few expectations that differ."""
+    skip_1x_on_iwarp(run)
+    on = {"RPMA_TEST_1X": side}
+    lib = {"LD_LIBRARY_PATH": PEERS["1.x"](run)}
+    run_pair(run, BY_NAME[name], env=on, server_env=lib if side == "server" else None,
+             client_env=lib if side == "client" else None)
+
+
+@pytest.mark.target(hosts=1)
+def test_grant_ops_1x_client(run):
+    """A grant's descriptor used by a client on 1.x."""
+    skip_1x_on_iwarp(run)
+    run_pair(run, BY_NAME["grant_ops"], env={"RPMA_TEST_1X": "client"},
+             client_env={"LD_LIBRARY_PATH": run.build.lib_1x})
+
+
+@pytest.mark.target(hosts=1)
+def test_conn_req_on_1x(run):
+    """A connection request on 1.x, which learns 1.x's version: 1.3 makes
+    no QP on iWARP, which the test asserts there."""
+    version = version_1x(run)
+    run_pair(run, Case("conn_req", server=""),
+             client_env={"LD_LIBRARY_PATH": run.build.lib_1x, "RPMA_TEST_1X": "client",
+                         "RPMA_TEST_1X_VERSION": version})
+
+
+# A pair once more with one side on another build of ours, or asking for
+# what soft-RoCE is not given by default. (test, server env, client env,
+# what the build must post natively, what the device must serve)
+NONATIVE = "{build}/tests/integration/nonative"
+RXE_NATIVE = {"RPMA_RXE_NATIVE": "1"}
+TWINS = {
+    # a peer whose build cannot post native FLUSH; RPMA_TEST_FLUSH says what
+    # the client's flushes complete as (librpma(7), "Native FLUSH")
+    "flush_types_server_nonative": ("flush_types", {"LD_LIBRARY_PATH": NONATIVE, **RXE_NATIVE},
+                                    {"RPMA_TEST_FLUSH": "native"}, "HAVE_IBV_FLUSH"),
+    "flush_types_client_nonative": ("flush_types", {}, {"LD_LIBRARY_PATH": NONATIVE,
+                                    "RPMA_TEST_FLUSH": "read"}, "HAVE_IBV_FLUSH"),
+    # on soft-RoCE the library posts no native ATOMIC WRITE and invites no
+    # native FLUSH unless asked (src/peer.c): these ask on both sides
+    "atomic_write_rxe_native": ("atomic_write", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_ATOMIC_WRITE"),
+    "flush_types_rxe_native": ("flush_types", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_FLUSH"),
+    "grant_ops_rxe_native": ("grant_ops", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_FLUSH"),
+}
+
+
+@pytest.mark.target(hosts=1)
+@pytest.mark.parametrize("twin", sorted(TWINS))
+def test_twin(run, twin):
+    test, server_env, client_env, flag = TWINS[twin]
+    if not run.build.has(flag):
+        pytest.skip(f"this build's rdma-core has no {flag[len('HAVE_'):].lower()}")
+    fill = {k: v.format(build=run.build.path) for k, v in server_env.items()}
+    client = {k: v.format(build=run.build.path) for k, v in client_env.items()}
+    run_pair(run, BY_NAME[test], server_env=fill, client_env=client)
+
+
+FSDAX = memory_kinds("fs")
+
+
+@pytest.mark.target(hosts=1)
+@pytest.mark.parametrize("memory", FSDAX)
+@pytest.mark.parametrize("test", ("fsdax", "fsdax_offset"))
+def test_fsdax(run, test, memory):
+    """The server's memory a file on a DAX file system, which needs the
+    device's on-demand paging (soft-RoCE's used with RPMA_RXE_ODP=1):
+    fsdax at page starts, fsdax_offset at offsets within and across pages."""
+    if not run.caps["odp"]:
+        pytest.skip("the device has no on-demand paging, which a file on a DAX file system "
+                    "needs: integration fsdax_reg shows the registration refused")
+    where = run.host().env[run.session.matrix.memory[memory]["env"]]
+    env = {"RPMA_TEST_PMEM": f"{where}/{test}.pmem", "RPMA_RXE_ODP": "1"}
+    with run.defect("odp-copy", when=test == "fsdax_offset"):
+        run_pair(run, Case(test, server="grant"), server_env=env)
+
+
+@pytest.mark.target(hosts=1, variants=VARIANTS)
+def test_threads(run):
+    """rpma-threads: several threads on one connection, one peer,
+    separate CQs (doc/THREAD_SAFETY.md); server and clients in one
+    process, on four ports in a row."""
+    proc = run.host().call(run.wrapper + [program(run, "rpma-threads"), "all", run.port(4)],
+                           timeout=run.limit(300))
+    assert proc.status == 0, proc.output
+
+
+@pytest.mark.target(hosts=1, variants=("valgrind",))
+@pytest.mark.parametrize("tool", ("helgrind", "drd"))
+def test_threads_race(run, tool):
+    """The same under helgrind and drd: no data race reported, but
+    librdmacm's and the window set's (the suppressions say why)."""
+    supp = f"{run.place.top}/tests/integration/threads/{tool}.supp"
+    argv = ["valgrind", f"--tool={tool}", "--error-exitcode=99", "--vgdb=no",
+            f"--suppressions={supp}", program(run, "rpma-threads"), "all", run.port(4)]
+    proc = run.host().call(argv, timeout=900)
+    assert proc.status == 0, proc.output
+
+
+@pytest.mark.target(hosts=1, variants=("valgrind",))
+def test_cm_id_race(run):
+    """librdmacm's own race in rdma_destroy_id(), which the threads'
+    suppressions hide (tests/verbs/expect-race): it fails once rdma-core
+    mends it."""
+    proc = run.host().call([f"{run.place.top}/tests/verbs/expect-race", "valgrind",
+                            run.build.bin("tests", "verbs", "rpma-verbs-cm-id-race")], timeout=300)
+    assert proc.status == 0, proc.output
+
+
+# The flush matrix (flush_matrix.c): rpma_flush() for every kind of server
+# memory, region usage, peer configuration and flush type, with the client
+# on each library here and the server on each; every row compared with
+# doc/COMPATIBILITY.md's table of this release and device.
+MATRIX_LIBS = ("ours",) + tuple(PEERS)
+MATRIX_MEMORY = "devdax,dram,shm,file"
+ROW = re.compile(r"\] row (\S+) (\S+) (.*)$")
+
+
+def documented(release, caps):
+    """doc/COMPATIBILITY.md's rows under "<!-- flush-matrix RELEASE CAPS -->"."""
+    with open(os.path.join(TOP, "doc", "COMPATIBILITY.md"), encoding="utf-8") as f:
+        text = f.read()
+    marker = f"<!-- flush-matrix {release} {caps} -->"
+    if marker not in text:
+        return None
+    rows = []
+    for line in text[text.index(marker) + len(marker):].lstrip("\n").splitlines():
+        if not line.startswith("|"):
+            break
+        cells = [c.strip().replace("`", "") for c in line.strip("|").split("|")]
+        if cells[0] != "client" and not cells[0].startswith("-"):
+            rows.append(" ".join(cells))
+    return rows
+
+
+@pytest.mark.target(hosts=1)
+@pytest.mark.parametrize("server", MATRIX_LIBS)
+@pytest.mark.parametrize("client", MATRIX_LIBS)
+def test_flush_matrix(run, client, server):
+    if run.caps["iwarp"]:
+        pytest.skip("the documented tables are of RoCE devices (doc/COMPATIBILITY.md)")
+    env = {"RPMA_TEST_MEMORY": MATRIX_MEMORY, **RXE_NATIVE}
+    libs = [None if name == "ours" else PEERS[name](run) for name in (client, server)]
+    s, c = sides(run, Case("flush_matrix"), env=env,
+                 server_env={"LD_LIBRARY_PATH": libs[1]} if libs[1] else None,
+                 client_env={"LD_LIBRARY_PATH": libs[0]} if libs[0] else None)
+    result = pair.run(s, c, 2 * LIMIT)
+    assert result.ok, result.report()
+    problems = []
+    measured = list(filter(None, map(ROW.search, result.output("client 0").splitlines())))
+    out = os.path.join(run.session.results, "flush-matrix")
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, f"{run.target.id}-{client}-{server}.md"), "w",
+              encoding="utf-8") as f:
+        f.writelines(f"| {client} | {server} | {m[2]} | {' | '.join(m[3].split())} |\n"
+                     for m in measured)
+    if len(measured) != len(MATRIX_MEMORY.split(",")):
+        problems.append(f"{len(measured)} rows measured, not one per kind of memory")
+    for match in measured:
+        caps, kind, cells = match.groups()
+        row = f"{client} {server} {kind} {cells}"
+        rows = documented(run.place.release, caps)
+        if rows is None:
+            problems.append(f"doc/COMPATIBILITY.md has no table flush-matrix "
+                            f"{run.place.release} {caps}; measured {row}")
+        elif row not in rows:
+            want = [r for r in rows if r.startswith(f"{client} {server} {kind} ")]
+            problems.append(f"measured   {row}\ndocumented {want[0] if want else '(no row)'}")
+    assert not problems, "\n".join(problems) + "\n" + result.report()
