@@ -72,7 +72,7 @@ CHECKS = {
     "doc_excerpts": ["tests/doc/check-excerpts", "{top}"],
     "doc_synopsis": ["doc/check-synopsis", "{top}"],
     "doc_man": ["doc/check-man", "{build}/doc/man"],
-    "pyflakes": ["pyflakes3", "tests/harness", "tests/py"],
+    "pyflakes": ["pyflakes3", "tests/harness", "tests/py", "utils/demo.d"],
 }
 # those of a built library a user's program links: not of a sanitizer build
 LINKED = {

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""utils/demo's two boots: python3 demo.py BUILD MESSAGE PMEM_FILE FS
+"""utils/demo's two boots: python3 boots.py BUILD MESSAGE PMEM_FILE FS
 KERNEL. Boot 1: example 05's server on the NVDIMM backed by PMEM_FILE
 (or, FS not "-", a file on FS, ext4 or xfs, mounted -o dax on it), its
 client writing MESSAGE and flushing it to persistence; the machine is
@@ -10,13 +10,13 @@ for its default. Exit status: 0 it survived, 1 it did not, 125 no boot."""
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "tests"))
 
 from harness import pair, place  # noqa: E402
 from harness.session import os_release  # noqa: E402
 from harness.vm import Boot, BootError  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLE = "05-flush-to-persistent"
 
 
