@@ -64,9 +64,9 @@ def check(run, argv, timeout=300, wrapper=()):
 
 # the tree's checks, each a program that exits 0 when all is well
 CHECKS = {
-    "shellcheck": ["tests/scripts/check-shellcheck", "{top}"],
-    "script_deps": ["tests/scripts/check-deps", "{top}"],
-    "script_list": ["tests/scripts/check-list", "{top}"],
+    "shellcheck": ["tests/scripts/check-scripts", "shellcheck", "{top}"],
+    "script_deps": ["tests/scripts/check-scripts", "deps", "{top}"],
+    "script_list": ["tests/scripts/check-scripts", "list", "{top}"],
     "other_release": ["tests/scripts/check-other-release", "{top}"],
     "doc_links": ["tests/doc/check-links", "{top}"],
     "doc_excerpts": ["tests/doc/check-excerpts", "{top}"],
