@@ -191,6 +191,7 @@ CHANGES = [
 # a copy of the place's tree, beside its builds: a change never meets
 # another build's compiler
 RED = "build-red"
+COPIES = {}     # place name: (tree, build) as it sees them, or why there is none
 
 
 def red_copy(run):
@@ -198,8 +199,7 @@ def red_copy(run):
     stamped now, so that make rebuilds what changed since the last run, a
     change a stopped run left in place included), configured for the
     proofs: (tree, build) as the place sees them."""
-    copies = run.session.__dict__.setdefault("red_copies", {})
-    if run.place.name not in copies:
+    if run.place.name not in COPIES:
         top = run.place.here(run.place.top)
         tree = os.path.join(top, RED, "src")
         for folder, dirs, files in os.walk(top):
@@ -216,8 +216,8 @@ def red_copy(run):
         proc = run.place.remote.call(["cmake", "-S", there, "-B", build, "-DBUILD_PROOFS=ON",
                                       "-DBUILD_TESTS=OFF", "-DBUILD_EXAMPLES=OFF",
                                       "-DBUILD_BENCH=OFF"], timeout=600)
-        copies[run.place.name] = (there, build) if proc.status == 0 else proc.output
-    copy = copies[run.place.name]
+        COPIES[run.place.name] = (there, build) if proc.status == 0 else proc.output
+    copy = COPIES[run.place.name]
     assert isinstance(copy, tuple), f"the copy could not be configured:\n{copy}"
     return copy
 
