@@ -134,6 +134,13 @@ def test_twin(run, twin):
     run_pair(run, BY_NAME[test], server_env=fill, client_env=client)
 
 
+@pytest.mark.target(hosts=1, variants=("sanitizers", "valgrind"))
+def test_twin_checked(run):
+    """The native ATOMIC WRITE's path, posted through the extended QP, with
+    the sanitizers and under valgrind too."""
+    test_twin(run, "atomic_write_rxe_native")
+
+
 FSDAX = memory_kinds("fs")
 
 
@@ -245,3 +252,9 @@ def test_flush_matrix(run, client, server):
             want = [r for r in rows if r.startswith(f"{client} {server} {kind} ")]
             problems.append(f"measured   {row}\ndocumented {want[0] if want else '(no row)'}")
     assert not problems, "\n".join(problems) + "\n" + result.report()
+
+
+@pytest.mark.target(hosts=1, variants=("sanitizers",))
+def test_flush_matrix_sanitizers(run):
+    """This library at both ends of the flush matrix, with the sanitizers."""
+    test_flush_matrix(run, "ours", "ours")
