@@ -77,6 +77,12 @@ def lib_1x(run):
     return run.build.lib_1x
 
 
+def need(run, flag):
+    """Skipped where the build's rdma-core lacks FLAG (HAVE_IBV_FLUSH, ...)."""
+    if not run.build.has(flag):
+        pytest.skip(f"this build's rdma-core has no {flag[len('HAVE_'):].lower()}")
+
+
 def lib_nonative(run):
     """This library built as without native FLUSH (where rdma-core has it)."""
     if not run.build.has("HAVE_IBV_FLUSH"):

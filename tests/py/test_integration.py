@@ -13,7 +13,8 @@ from conftest import TOP
 
 from harness import pair
 from harness.matrix import memory_kinds
-from integ import LIMIT, PEERS, Case, program, run_pair, sides, skip_1x_on_iwarp, version_1x
+from integ import (LIMIT, PEERS, Case, need, program, run_pair, sides, skip_1x_on_iwarp,
+                   version_1x)
 
 IWARP_WINDOWS = "no type-2 memory windows: the grants fail at the call with RPMA_E_NOSUPP"
 CASES = [
@@ -127,8 +128,7 @@ TWINS = {
 @pytest.mark.parametrize("twin", sorted(TWINS))
 def test_twin(run, twin):
     test, server_env, client_env, flag = TWINS[twin]
-    if not run.build.has(flag):
-        pytest.skip(f"this build's rdma-core has no {flag[len('HAVE_'):].lower()}")
+    need(run, flag)
     fill = {k: v.format(build=run.build.path) for k, v in server_env.items()}
     client = {k: v.format(build=run.build.path) for k, v in client_env.items()}
     run_pair(run, BY_NAME[test], server_env=fill, client_env=client)

@@ -7,7 +7,7 @@ import pytest
 from examples import CHECKS, Example, Failed
 from harness import pair
 from harness.remote import LOST
-from integ import LIMIT, Case, run_pair, sides
+from integ import LIMIT, Case, need, run_pair, sides
 from test_integration import BY_NAME, RXE_NATIVE
 
 ACROSS = (0, 1)
@@ -146,8 +146,7 @@ WIRE_NATIVE = {
 @pytest.mark.parametrize("name", sorted(WIRE_NATIVE))
 def test_wire_native(run, name):
     test, netem, flag, always = WIRE_NATIVE[name]
-    if not run.build.has(flag):
-        pytest.skip(f"this build's rdma-core has no {flag[len('HAVE_'):].lower()}")
+    need(run, flag)
     if not always:
         run.skip_defect("native-resend", "1 of 10 runs in Debian 13, 0 of 6 in Debian 12")
     with run.defect("native-resend"):
@@ -171,8 +170,7 @@ VERBS = {
 def test_verbs_loss10(run, name):
     mode, access, native = VERBS[name]
     flag = "HAVE_IBV_FLUSH" if mode == "flush" else "HAVE_IBV_ATOMIC_WRITE"
-    if not run.build.has(flag):
-        pytest.skip(f"this build's rdma-core has no {flag[len('HAVE_'):].lower()}")
+    need(run, flag)
     with run.defect("native-resend", when=native):
         across(run, Case(mode), netem="loss 10%", prog="rpma-verbs-atomic-write",
                server_env={"RPMA_VERBS_MR_ACCESS": access}, limit=285)
@@ -233,21 +231,25 @@ EXAMPLES_ACROSS = ["01-connection", "05-flush-to-persistent", "08-messages-ping-
 EXAMPLES_ACKS_LOST = ["08-messages-ping-pong", "09-flush-to-persistent-gpspm"]
 
 
-@pytest.mark.target(hosts=2)
-@pytest.mark.parametrize("name", EXAMPLES_ACROSS)
-def test_example_across(run, name):
+def example_across(run, name):
+    """Example NAME with its server on host 0, in its NVDIMM, its clients
+    on host 1."""
     x = Example(run, name, hosts=ACROSS)
     x.memory = run.host(0).env["RPMA_TEST_PMEM"]
     x.pmem = True
-    CHECKS[name](x)
+    return x
+
+
+@pytest.mark.target(hosts=2)
+@pytest.mark.parametrize("name", EXAMPLES_ACROSS)
+def test_example_across(run, name):
+    CHECKS[name](example_across(run, name))
 
 
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", EXAMPLES_ACKS_LOST)
 def test_example_acks_lost(run, name):
-    x = Example(run, name, hosts=ACROSS)
-    x.memory = run.host(0).env["RPMA_TEST_PMEM"]
-    x.pmem = True
+    x = example_across(run, name)
     assert link(run, 1, "acks_drop_start").status == 0
     try:
         CHECKS[name](x)
