@@ -40,7 +40,7 @@ class Row:
         """utils/rxe-vm's options for a boot of this row, the tree at TOP."""
         options = ["--kernel", self.kernel, "--device", self.device, "--fsdax"]
         if self.patch:
-            options += ["--rxe-patch", f"{top}/{self.patch}"]
+            options += ["--patch", f"{top}/{self.patch}"]
         return options
 
 
