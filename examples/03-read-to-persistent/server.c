@@ -5,7 +5,9 @@
  *
  * The server is the one reading here: its persistent memory is the read's
  * destination. It tells the client what the memory held before (the
- * message of an earlier run) in the private data.
+ * message of an earlier run) in the private data, and reads once the
+ * client says it is ready: on iWARP the side that accepted may not act
+ * before the other's first message.
  */
 
 #include <stdio.h>
@@ -15,7 +17,7 @@
 #include "common.h"
 #include "mem.h"
 
-/* read the client's message into mem.data and persist it */
+/* once the client is ready, read its message into mem.data and persist it */
 static int
 read_and_persist(struct rpma_conn *conn, struct rpma_mr_local *dst_mr,
 		struct rpma_mr_remote *src_mr, const struct server_mem *mem)
@@ -23,6 +25,9 @@ read_and_persist(struct rpma_conn *conn, struct rpma_mr_local *dst_mr,
 	struct ibv_wc wc;
 
 	int ret = remote_size_check(src_mr, MSG_MAX);
+	if (ret)
+		return ret;
+	ret = conn_wait_for(conn, IBV_WC_RECV, &wc);
 	if (ret)
 		return ret;
 	ret = rpma_read(conn, dst_mr, 0, src_mr, 0, MSG_MAX, RPMA_F_COMPLETION_ALWAYS, NULL);
@@ -48,12 +53,13 @@ main(int argc, char *argv[])
 	struct server_mem mem;
 	struct rpma_peer *peer;
 	struct rpma_ep *ep;
-	struct rpma_mr_local *dst_mr;
+	struct rpma_mr_local *dst_mr, *ready_mr;
 	struct rpma_mr_remote *src_mr;
 	struct rpma_conn_req *req;
 	struct rpma_conn *conn;
 	struct rpma_conn_private_data pdata;
 	char previous[MSG_MAX];
+	char ready[READY_LEN];
 	int ret, ret2;
 
 	server_args_parse(argc, argv, ARGS_PMEM, &args);
@@ -71,9 +77,14 @@ main(int argc, char *argv[])
 		mem_reg_failed(&mem, "rpma_mr_reg()", ret);
 		goto err_peer_delete;
 	}
+	ret = rpma_mr_reg(peer, ready, READY_LEN, RPMA_MR_USAGE_RECV, &ready_mr);
+	if (ret) {
+		print_error("rpma_mr_reg()", ret);
+		goto err_mr_dereg;
+	}
 	ret = server_listen(peer, args.addr, args.port, &ep);
 	if (ret)
-		goto err_mr_dereg;
+		goto err_ready_dereg;
 
 	ret = rpma_ep_next_conn_req(ep, NULL, &req);
 	if (ret) {
@@ -89,6 +100,13 @@ main(int argc, char *argv[])
 	if (ret) {
 		(void) rpma_conn_req_delete(&req);
 		goto err_ep_shutdown;
+	}
+	/* for the client's "ready", posted before the connection can carry it */
+	ret = rpma_conn_req_recv(req, ready_mr, 0, READY_LEN, NULL);
+	if (ret) {
+		print_error("rpma_conn_req_recv()", ret);
+		(void) rpma_conn_req_delete(&req);
+		goto err_remote_delete;
 	}
 
 	pdata.ptr = previous;
@@ -111,6 +129,11 @@ err_ep_shutdown:
 	ret2 = rpma_ep_shutdown(&ep);
 	if (ret2)
 		print_error("rpma_ep_shutdown()", ret2);
+	ret = ret ? ret : ret2;
+err_ready_dereg:
+	ret2 = rpma_mr_dereg(&ready_mr);
+	if (ret2)
+		print_error("rpma_mr_dereg()", ret2);
 	ret = ret ? ret : ret2;
 err_mr_dereg:
 	ret2 = rpma_mr_dereg(&dst_mr);

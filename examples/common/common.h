@@ -19,6 +19,9 @@
 
 /* the longest message an example stores or sends, with its NUL */
 #define MSG_MAX 64
+/* the first message of a client whose server acts once it has one (03) */
+#define READY_MSG "ready"
+#define READY_LEN sizeof(READY_MSG)
 
 /* what a server's command line may hold besides <addr> <port> */
 #define ARGS_PMEM	(1 << 0)	/* [<pmem-path>] [--direct-write-to-pmem] */
