@@ -190,6 +190,7 @@ class Run:
         self.slower = self.variant.get("slower", 1)
         self.boot = None
         self.round = 1
+        self.long_runs = False
 
     def ready(self):
         """The target's build made and its boot up: raises what failed."""
@@ -197,6 +198,11 @@ class Run:
         self.build = self.session.build(self.target.place, self.variant["build"])
         if self.row.hosts:
             self.boot = self.session.enter(self.target)
+
+    def long(self, why):
+        """Skipped, for WHY, but in a run with --long."""
+        if not self.long_runs:
+            pytest.skip(f"{why}: utils/test --long runs it")
 
     def limit(self, seconds):
         return seconds * self.slower

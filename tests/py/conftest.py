@@ -134,6 +134,7 @@ def run(request, target):
         pytest.skip(reason)
     made = Run(rpma, target)
     made.round = round_of(request.node)
+    made.long_runs = request.config.getoption("long")
     work = work_of(request.node)
     made.ahead = lambda: rpma.later(request.node.nodeid, work)
     return made

@@ -99,12 +99,11 @@ def test_fio_error(run, name):
 
 @pytest.mark.target(hosts=1, variants=("fio",))
 @pytest.mark.parametrize("method", ("apm", "gpspm"))
-def test_fio_example(run, method, request, tmp_path):
+def test_fio_example(run, method, tmp_path):
     """fio's own example job files for these engines (Debian's
     fio-examples), unchanged but for the ioengine= line and the serverip
     placeholder; 15 s ramp, 60 s each."""
-    if not request.config.getoption("long"):
-        pytest.skip("runs fio's examples for 2.5 minutes: utils/test --long runs them")
+    run.long("runs fio's examples for 2.5 minutes")
     examples = "/usr/share/doc/fio/examples"
     jobs = {}
     for side in ("server", "client"):

@@ -230,9 +230,8 @@ def same(a, b):
 @pytest.mark.target(hosts=0, variants=("proof",))
 @pytest.mark.parametrize("n", range(len(CHANGES)),
                          ids=[f"{n + 1:02}-{c[3]}" for n, c in enumerate(CHANGES)])
-def test_red_check(run, n, request):
-    if not request.config.getoption("long"):
-        pytest.skip("a change costs a rebuild and a proof: utils/test --proof --long runs it")
+def test_red_check(run, n):
+    run.long("a change costs a rebuild and a proof (with --proof)")
     path, original, weakened, harness, expected = CHANGES[n]
     tree, build = red_copy(run)
     file = run.place.here(os.path.join(tree, path))

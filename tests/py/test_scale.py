@@ -24,10 +24,10 @@ SCALE = {
 
 @pytest.mark.target(hosts=1, variants=("scale",))
 @pytest.mark.parametrize("name", [n for n, v in SCALE.items() if v[3] != "small"])
-def test_scale(run, name, request):
+def test_scale(run, name):
     test, env, limit, kind = SCALE[name]
-    if kind == "long" and not request.config.getoption("long"):
-        pytest.skip("takes up to 30 minutes: utils/test --long runs it")
+    if kind == "long":
+        run.long(f"a long run (up to {limit // 60} minutes)")
     run_pair(run, Case(test), env=env, limit=limit, prog="rpma-scale")
 
 

@@ -122,10 +122,9 @@ WIRE_SLOW = {
 
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(WIRE) + sorted(WIRE_SLOW))
-def test_wire(run, name, request):
-    if name in WIRE_SLOW and not request.config.getoption("long"):
-        pytest.skip("go-back-N retransmission takes minutes at this loss or jitter: "
-                    "utils/test --long runs it")
+def test_wire(run, name):
+    if name in WIRE_SLOW:
+        run.long("go-back-N retransmission takes minutes at this loss or jitter")
     test, netem, env = {**WIRE, **WIRE_SLOW}[name]
     across(run, BY_NAME[test], netem=netem, env=env, limit=285 if name in WIRE_SLOW else None)
 
