@@ -188,6 +188,7 @@ class Run:
         self.variant = session.matrix.variants[target.variant]
         self.wrapper = list(self.variant.get("wrapper", ()))
         self.slower = self.variant.get("slower", 1)
+        self.env = dict(self.variant.get("env", {}))
         self.boot = None
         self.round = 1
         self.long_runs = False

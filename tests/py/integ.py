@@ -45,6 +45,7 @@ def sides(run, case, env=None, server_env=None, client_env=None, hosts=(0, 0), b
     limit = run.limit(LIMIT)
     port = run.port()
     common = {"RPMA_TEST_PORT": str(port), "RPMA_TEST_WAIT_MS": str(limit * 1000 // 3)}
+    common.update(run.env)
     common.update(env or {})
     if hosts[1] != hosts[0]:
         common["RPMA_TEST_SERVER_IP"] = run.ip(hosts[0])
