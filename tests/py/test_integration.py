@@ -59,6 +59,9 @@ WITH_1X = ["connect_pdata", "write_flush", "read", "atomic_write", "ping_pong", 
            "flush_types", "plain_attack"]
 BY_NAME = {case.name: case for case in CASES}
 VARIANTS = ("plain", "sanitizers", "valgrind")
+# under valgrind, hundreds of connections (the attacks) or five programs
+# at once take 25 to 45 s a case, on the paths the other cases take there
+LONG_UNDER_VALGRIND = {"multi_clients", "grant_attack", "plain_attack"}
 
 
 def ids(items):
@@ -68,6 +71,8 @@ def ids(items):
 @pytest.mark.target(hosts=1, variants=VARIANTS)
 @pytest.mark.parametrize("case", CASES, ids=ids(CASES))
 def test_pair(run, case):
+    if run.target.variant == "valgrind" and case.name in LONG_UNDER_VALGRIND:
+        run.long("25 to 45 s under valgrind, on paths its other cases take there")
     if case.iwarp and run.caps["iwarp"]:
         print(f"on iWARP it asserts the clear error instead: {case.iwarp}")
     run_pair(run, case)

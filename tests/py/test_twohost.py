@@ -185,14 +185,24 @@ VALGRIND = ["valgrind", "--leak-check=full", "--errors-for-leak-kinds=definite",
             "--error-exitcode=99", "-q"]
 
 
+def survivor(run):
+    """The wrapper and time limit of a host-killed test's programs: under
+    retry6 (rxe gives up at that retry count) the survivor runs under
+    valgrind, as under the variant valgrind (the library's own bound)."""
+    if run.target.variant == "valgrind":
+        run.long("2 minutes under valgrind; the same programs run plain, and under "
+                 "valgrind with retry6")
+    if run.target.variant == "retry6":
+        return VALGRIND, 285
+    return run.wrapper, run.limit(LIMIT)
+
+
 @pytest.mark.target(hosts=2, variants=("plain", "valgrind", "retry6"))
 def test_server_host_killed(run):
     """The client has host 0 killed while it writes and flushes, then booted
     again: a new server on the same persistent memory holds every byte
-    whose persistent flush was acknowledged. Under retry6 (rxe gives up at
-    that retry count) the survivor runs under valgrind."""
-    wrapper = VALGRIND if run.target.variant == "retry6" else run.wrapper
-    limit = run.limit(LIMIT) if wrapper == run.wrapper else 285
+    whose persistent flush was acknowledged."""
+    wrapper, limit = survivor(run)
     server, clients = sides(run, Case("server_host_killed"), hosts=ACROSS)
     first = pair.start(server, limit, wrapper)
     assert first.wait_line(pair.READY, limit), first.output
@@ -211,8 +221,7 @@ def test_server_host_killed(run):
 def test_client_host_killed(run):
     """The client has its own host killed after its send: the server ends
     within the bound; host 1 is booted again for the tests after."""
-    wrapper = VALGRIND if run.target.variant == "retry6" else run.wrapper
-    limit = run.limit(LIMIT) if wrapper == run.wrapper else 285
+    wrapper, limit = survivor(run)
     server, clients = sides(run, Case("client_host_killed"), hosts=ACROSS)
     clients[0].expect = LOST
     try:
