@@ -36,6 +36,12 @@ class Row:
     part: str = ""
     memory: tuple = ()
 
+    @property
+    def order(self):
+        """Its variants in the order its tests run: as listed, plain first
+        unless listed."""
+        return self.variants if "plain" in self.variants else ("plain",) + self.variants
+
     def rxe_vm_options(self, top):
         """utils/rxe-vm's options for a boot of this row, the tree at TOP."""
         options = ["--kernel", self.kernel, "--device", self.device, "--fsdax"]
@@ -133,7 +139,7 @@ class Matrix:
             for row in self.rows.values():
                 if release not in row.releases or (place == "other" and row.name not in self.other):
                     continue
-                for variant in ("plain",) + row.variants:
+                for variant in row.order:
                     bound = self.variants[variant].get("releases")
                     if place == "other" and variant != "plain" and not bound:
                         continue

@@ -56,6 +56,9 @@ def test_matrix_expansion(run, tmp_path):
     trixie.wanted = {"b"}
     assert trixie.skip_reason(b) is None
     assert b.row.rxe_vm_options("/t") == ["--kernel", "7", "--device", "siw", "--fsdax"]
+    # a row that lists plain runs its variants in the order listed
+    listed = matrix(tmp_path, ROWS.replace('["slow", "bound"]', '["slow", "plain"]'))
+    assert [t.id for t in listed.targets()][2:4] == ["a-slow", "a"]
 
 
 @pytest.mark.target(hosts=0, other=False)
