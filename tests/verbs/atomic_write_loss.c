@@ -17,7 +17,8 @@
  * address and rkey over in the private data; the client, connecting to
  * RPMA_TEST_SERVER_IP (or RPMA_TEST_IP), posts RPMA_VERBS_OPS operations
  * (default 200), each waited for, each with its own value, read back and
- * compared. Any completion other than IBV_WC_SUCCESS fails the client,
+ * compared, each within RPMA_VERBS_WAIT_MS (default 120000 ms, as is
+ * each CM event). Any completion other than IBV_WC_SUCCESS fails the client,
  * which prints the operation's index, the status and the time it took.
  * RPMA_VERBS_MR_ACCESS=flush registers the server's region with the
  * rights of a native FLUSH as well, as librpma does (where rdma-core has
@@ -41,7 +42,8 @@
 
 #define REGION 4096
 #define OFFSET 64
-#define WAIT_MS 120000
+/* how long any one event or completion is waited for: RPMA_VERBS_WAIT_MS */
+static int wait_ms = 120000;
 
 struct region_info {
 	uint64_t addr;
@@ -97,8 +99,8 @@ expect_event(struct rdma_event_channel *ch, enum rdma_cm_event_type expected,
 	struct rdma_cm_event *event;
 	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 
-	if (poll(&pfd, 1, WAIT_MS) != 1)
-		die("no CM event within %d ms, waiting for %s", WAIT_MS,
+	if (poll(&pfd, 1, wait_ms) != 1)
+		die("no CM event within %d ms, waiting for %s", wait_ms,
 				rdma_event_str(expected));
 	if (rdma_get_cm_event(ch, &event))
 		die("rdma_get_cm_event()");
@@ -171,7 +173,7 @@ wait_wc(struct side *s)
 {
 	struct ibv_wc wc;
 	struct pollfd pfd = {.fd = s->cch->fd, .events = POLLIN};
-	double deadline = now_s() + WAIT_MS / 1000.0;
+	double deadline = now_s() + wait_ms / 1000.0;
 
 	for (;;) {
 		int n = ibv_poll_cq(s->cq, 1, &wc);
@@ -180,7 +182,7 @@ wait_wc(struct side *s)
 		if (n == 1)
 			return wc;
 		if (now_s() > deadline)
-			die("no completion within %d ms", WAIT_MS);
+			die("no completion within %d ms", wait_ms);
 		if (poll(&pfd, 1, 1000) == 1) {
 			struct ibv_cq *cq;
 			void *ctx;
@@ -235,8 +237,8 @@ server(void)
 	bool established = false;
 	for (;;) {
 		struct pollfd pfd = {.fd = s.ch->fd, .events = POLLIN};
-		if (poll(&pfd, 1, WAIT_MS) != 1 || rdma_get_cm_event(s.ch, &event))
-			die("no CM event within %d ms", WAIT_MS);
+		if (poll(&pfd, 1, wait_ms) != 1 || rdma_get_cm_event(s.ch, &event))
+			die("no CM event within %d ms", wait_ms);
 		enum rdma_cm_event_type type = event->event;
 		rdma_ack_cm_event(event);
 		if (type == RDMA_CM_EVENT_DISCONNECTED)
@@ -327,7 +329,7 @@ client(enum mode mode)
 			die("rdma_connect()");
 		struct rdma_cm_event *event;
 		struct pollfd pfd = {.fd = s.ch->fd, .events = POLLIN};
-		if (poll(&pfd, 1, WAIT_MS) != 1 || rdma_get_cm_event(s.ch, &event))
+		if (poll(&pfd, 1, wait_ms) != 1 || rdma_get_cm_event(s.ch, &event))
 			die("no answer to the connection request");
 		enum rdma_cm_event_type type = event->event;
 		if (type == RDMA_CM_EVENT_ESTABLISHED) {
@@ -415,6 +417,7 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	wait_ms = (int)strtol(env_or("RPMA_VERBS_WAIT_MS", "120000"), NULL, 10);
 	if (strcmp(argv[2], "server") == 0)
 		return server();
 	return client((enum mode)mode);
