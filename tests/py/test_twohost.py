@@ -172,6 +172,8 @@ VERBS_WAIT_MS = 20000
 @pytest.mark.parametrize("name", sorted(VERBS))
 def test_verbs_loss10(run, name):
     mode, access, native = VERBS[name]
+    if not native:
+        run.long("the control, 200 writes at 10 % loss each read back, takes a minute")
     flag = "HAVE_IBV_FLUSH" if mode == "flush" else "HAVE_IBV_ATOMIC_WRITE"
     need(run, flag)
     with run.defect("native-resend", when=native):
