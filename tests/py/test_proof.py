@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The CBMC proofs of tests/proof (doc/PROOFS.md): each harness checked
-for all inputs, as its build (tests/proof/CMakeLists.txt) says, by
-tests/proof/run-proof; ahead, while the VMs run. CBMC is Debian 13's: on a
-Debian 12 host they run in the Debian 13 root. With --long, the red
-checks: each proof fails when a check it proves is removed or weakened."""
+"""The CBMC proofs of tests/proof (doc/PROOFS.md), each its build's CTest
+test, run ahead while the VMs run; CBMC is Debian 13's: on a Debian 12 host
+they run in the Debian 13 root. With --long, the red checks: each proof
+fails when a check it proves is removed or weakened."""
 
+import filecmp
 import os
+import pathlib
 import shutil
 
 import pytest
@@ -15,11 +16,14 @@ PROOF = os.path.join(TOP, "tests", "proof")
 HARNESSES = sorted(f[:-2] for f in os.listdir(PROOF) if f.endswith(".c"))
 
 
+def ctest(place, build, harness):
+    return place.remote.call(["ctest", "--test-dir", build, "-R", f"^proof_{harness}$",
+                              "--output-on-failure", "--no-tests=error"], timeout=900)
+
+
 def prove(session, target, name):
     build = session.build(target.place, "proof")
-    return session.place(target.place).remote.call(
-        ["ctest", "--test-dir", build.path, "-R", f"^proof_{name}$", "--output-on-failure",
-         "--no-tests=error"], timeout=900)
+    return ctest(session.place(target.place), build.path, name)
 
 
 @pytest.mark.target(hosts=0, variants=("proof",))
@@ -30,153 +34,148 @@ def test_proof(run, name):
     assert proc.status == 0, proc.output
 
 
-# (file, original text, weakened text, harness, words of the property it then violates)
-# The original must occur once in the file.
+def edits(path, original, *changes):
+    """Rows of CHANGES that each weaken the same original text."""
+    return [(path, original, *change) for change in changes]
+
+
+def guard(cond, ret="RPMA_E_INVAL"):
+    """The text of a check that returns at once: a change removes it whole."""
+    return f"\tif ({cond})\n\t\treturn {ret};\n"
+
+
+# words of the properties most changes break
+LOCAL, REMOTE = "posted only inside the local region", "posted only inside the remote region"
+REGION, TRUNCATED = "posted only inside the region", "never truncated"
+EMPTY, EXACT = "a message without a region is empty", "holds exactly when off + len <= size"
+OUTSIDE = "dereference failure: pointer outside object bounds"
+READABLE = "memcpy source region readable"
+# (file of src/, original text, weakened text, harness, words of the property
+# it then violates); the original must occur once in the file
 CHANGES = [
     # mr.h: the range check every post and advice relies on
-    ("src/mr.h", "return off <= size && len <= size - off;", "return len <= size - off;",
-     "range_ok", "holds exactly when off + len <= size"),
-    ("src/mr.h", "return off <= size && len <= size - off;", "return off <= size;",
-     "range_ok", "holds exactly when off + len <= size"),
-    ("src/mr.h", "return off <= size && len <= size - off;", "return off + len <= size;",
-     "range_ok", "holds exactly when off + len <= size"),
-    ("src/mr.h", "return off <= size && len <= size - off;", "return off + len <= size;",
-     "rdma", "posted only inside the local region"),
+    *edits("mr.h", "return off <= size && len <= size - off;",
+           ("return len <= size - off;", "range_ok", EXACT),
+           ("return off <= size;", "range_ok", EXACT),
+           ("return off + len <= size;", "range_ok", EXACT),
+           ("return off + len <= size;", "rdma", LOCAL)),
     # conn.c: the fast path of reads and writes, below 4 GiB
-    ("src/conn.c", "local_offset + len > local->size || remote_offset + len > remote->size",
-     "remote_offset + len > remote->size", "rdma", "posted only inside the local region"),
-    ("src/conn.c", "local_offset + len > local->size || remote_offset + len > remote->size",
-     "local_offset + len > local->size", "rdma", "posted only inside the remote region"),
-    ("src/conn.c", "((local_offset | remote_offset | len) >> 32) != 0))",
-     "((local_offset | len) >> 32) != 0))", "rdma", "posted only inside the remote region"),
-    ("src/conn.c", "((local_offset | remote_offset | len) >> 32) != 0))",
-     "((local_offset | remote_offset) >> 32) != 0))", "rdma", "never truncated"),
+    *edits("conn.c", "local_offset + len > local->size || remote_offset + len > remote->size",
+           ("remote_offset + len > remote->size", "rdma", LOCAL),
+           ("local_offset + len > local->size", "rdma", REMOTE)),
+    *edits("conn.c", "((local_offset | remote_offset | len) >> 32) != 0))",
+           ("((local_offset | len) >> 32) != 0))", "rdma", REMOTE),
+           ("((local_offset | remote_offset) >> 32) != 0))", "rdma", TRUNCATED)),
     # post.h: the rest of them, the full check
-    ("src/post.h", "return (len >> 32) == 0 && mr_range_ok(local_off",
-     "return mr_range_ok(local_off", "rdma", "never truncated"),
-    ("src/post.h", "return (len >> 32) == 0 && mr_range_ok(local_off, len, local_size) &&",
-     "return (len >> 32) == 0 &&", "rdma", "posted only inside the local region"),
-    ("src/post.h", " &&\n\t\tmr_range_ok(remote_off, len, remote_size);", ";",
-     "rdma", "posted only inside the remote region"),
+    ("post.h", "return (len >> 32) == 0 && mr_range_ok(local_off",
+     "return mr_range_ok(local_off", "rdma", TRUNCATED),
+    ("post.h", "return (len >> 32) == 0 && mr_range_ok(local_off, len, local_size) &&",
+     "return (len >> 32) == 0 &&", "rdma", LOCAL),
+    ("post.h", " &&\n\t\tmr_range_ok(remote_off, len, remote_size);", ";", "rdma", REMOTE),
     # post.h: the read of a read-after-write flush
-    ("src/post.h", "\tif (unlikely(!post_within(src_offset, (size_t)src->size, len)))\n"
-     "\t\treturn RPMA_E_INVAL;\n", "", "flush", "posted only inside the remote region"),
-    ("src/post.h", "\t\treturn off + len <= size;\n\treturn mr_range_ok(off, len, size);",
-     "\t\treturn off + len <= size;\n\treturn off + len <= size;",
-     "flush", "posted only inside the remote region"),
-    ("src/post.h", "size_t at = src_offset + (src_offset < src->size) - 1;",
+    ("post.h", guard("unlikely(!post_within(src_offset, (size_t)src->size, len))"), "",
+     "flush", REMOTE),
+    ("post.h", "\t\treturn off + len <= size;\n\treturn mr_range_ok(off, len, size);",
+     "\t\treturn off + len <= size;\n\treturn off + len <= size;", "flush", REMOTE),
+    ("post.h", "size_t at = src_offset + (src_offset < src->size) - 1;",
      "size_t at = src_offset;", "flush", "the byte read lies in the remote region"),
     # conn.c: the fast path of sends, below 4 GiB
-    ("src/conn.c", "\tif (unlikely(offset + len > src->size))\n\t\treturn RPMA_E_INVAL;\n", "",
-     "msg", "posted only inside the region"),
-    ("src/conn.c", "if (unlikely(src == NULL || ((offset | len) >> 32) != 0))",
-     "if (unlikely(src == NULL || (offset >> 32) != 0))", "msg", "never truncated"),
+    ("conn.c", guard("unlikely(offset + len > src->size)"), "", "msg", REGION),
+    ("conn.c", "if (unlikely(src == NULL || ((offset | len) >> 32) != 0))",
+     "if (unlikely(src == NULL || (offset >> 32) != 0))", "msg", TRUNCATED),
     # post.h: sends (the rest of them) and receives
-    ("src/post.h", "return (len >> 32) == 0 && mr_range_ok(off, len, size);",
-     "return mr_range_ok(off, len, size);", "msg", "never truncated"),
-    ("src/post.h", "\tif (likely(((off | len) >> 32) == 0))\n\t\treturn off + len <= size;\n"
+    ("post.h", "return (len >> 32) == 0 && mr_range_ok(off, len, size);",
+     "return mr_range_ok(off, len, size);", "msg", TRUNCATED),
+    ("post.h", "\tif (likely(((off | len) >> 32) == 0))\n\t\treturn off + len <= size;\n"
      "\treturn (len >> 32)", "\tif (likely((off >> 32) == 0))\n\t\treturn off + len <= size;\n"
-     "\treturn (len >> 32)", "msg", "posted only inside the region"),
-    ("src/post.h", "\tif (unlikely(!post_range_ok(offset, src->size, len)))\n"
-     "\t\treturn RPMA_E_INVAL;\n",
-     "", "msg", "posted only inside the region"),
-    ("src/post.h", "\tif (unlikely(!post_range_ok(offset, dst->size, len)))\n"
-     "\t\treturn RPMA_E_INVAL;\n",
-     "", "msg", "posted only inside the region"),
+     "\treturn (len >> 32)", "msg", REGION),
+    ("post.h", guard("unlikely(!post_range_ok(offset, src->size, len))"), "", "msg", REGION),
+    ("post.h", guard("unlikely(!post_range_ok(offset, dst->size, len))"), "", "msg", REGION),
     # post.h: the 8 bytes of the ATOMIC WRITE fallback, an inline write
-    ("src/post.h", "size < RPMA_ATOMIC_WRITE_ALIGNMENT ||\n\t\t\t", "",
-     "atomic_write", "posted only inside the remote region"),
-    ("src/post.h", "dst_offset > size - RPMA_ATOMIC_WRITE_ALIGNMENT", "dst_offset > size",
-     "atomic_write", "posted only inside the remote region"),
+    ("post.h", "size < RPMA_ATOMIC_WRITE_ALIGNMENT ||\n\t\t\t", "", "atomic_write", REMOTE),
+    ("post.h", "dst_offset > size - RPMA_ATOMIC_WRITE_ALIGNMENT", "dst_offset > size",
+     "atomic_write", REMOTE),
     # post.h: the native FLUSH
-    ("src/post.h", "\tif (unlikely(!mr_range_ok(dst_offset, len, dst->size)))\n"
-     "\t\treturn RPMA_E_INVAL;\n\n\tpost_qpx_start", "\tpost_qpx_start",
-     "flush", "posted only inside the remote region"),
+    ("post.h", guard("unlikely(!mr_range_ok(dst_offset, len, dst->size))") +
+     "\n\tpost_qpx_start", "\tpost_qpx_start", "flush", REMOTE),
     # post.c: the 8 bytes of a native ATOMIC WRITE
-    ("src/post.c", "#ifdef HAVE_IBV_ATOMIC_WRITE\n\tif (unlikely(!mr_range_ok(dst_offset, "
-     "RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size)))\n\t\treturn RPMA_E_INVAL;\n",
-     "#ifdef HAVE_IBV_ATOMIC_WRITE\n", "atomic_write", "posted only inside the remote region"),
+    ("post.c", "#ifdef HAVE_IBV_ATOMIC_WRITE\n" +
+     guard("unlikely(!mr_range_ok(dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT, dst->size))"),
+     "#ifdef HAVE_IBV_ATOMIC_WRITE\n", "atomic_write", REMOTE),
     # conn.c: the operations' own checks
-    ("src/conn.c", "\tif (unlikely(dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT))\n"
-     "\t\treturn RPMA_E_INVAL;\n", "", "atomic_write", "posted only at an aligned offset"),
-    ("src/conn.c", "(unsigned)type > RPMA_FLUSH_TYPE_VISIBILITY ||\n\t\t\t", "",
+    ("conn.c", guard("unlikely(dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT)"), "",
+     "atomic_write", "posted only at an aligned offset"),
+    ("conn.c", "(unsigned)type > RPMA_FLUSH_TYPE_VISIBILITY ||\n\t\t\t", "",
      "flush", "shift distance"),
-    ("src/conn.c", "!(conn->flush_types & dst->flush_types & (1u << type))",
+    ("conn.c", "!(conn->flush_types & dst->flush_types & (1u << type))",
      "!(dst->flush_types & (1u << type))",
      "flush", "a flush is posted only of a type the region and peer allow"),
-    ("src/conn.c",
-     "if (local != NULL || remote != NULL || (local_offset | remote_offset | len) != 0)",
-     "if (local != NULL || remote != NULL)", "rdma", "a request without regions moves nothing"),
-    ("src/conn.c",
-     "if (local != NULL || remote != NULL || (local_offset | remote_offset | len) != 0)",
-     "if ((local_offset | remote_offset | len) != 0)", "rdma", "no request with one region only"),
-    ("src/conn.c", "(offset | len) ? RPMA_E_INVAL :\n\t\t\tpost_empty(conn->qp, opcode, ",
-     "post_empty(conn->qp, opcode, ", "msg", "a message without a region is empty"),
-    ("src/conn.c", "(offset | len) ? RPMA_E_INVAL : post_recv_empty(conn->qp",
-     "post_recv_empty(conn->qp", "msg", "a message without a region is empty"),
-    ("src/srq.c", "srq == NULL || (dst == NULL && (offset || len))", "srq == NULL",
-     "msg", "a message without a region is empty"),
+    *edits("conn.c",
+           "if (local != NULL || remote != NULL || (local_offset | remote_offset | len) != 0)",
+           ("if (local != NULL || remote != NULL)", "rdma",
+            "a request without regions moves nothing"),
+           ("if ((local_offset | remote_offset | len) != 0)", "rdma",
+            "no request with one region only")),
+    ("conn.c", "(offset | len) ? RPMA_E_INVAL :\n\t\t\tpost_empty(conn->qp, opcode, ",
+     "post_empty(conn->qp, opcode, ", "msg", EMPTY),
+    ("conn.c", "(offset | len) ? RPMA_E_INVAL : post_recv_empty(conn->qp",
+     "post_recv_empty(conn->qp", "msg", EMPTY),
+    ("srq.c", "srq == NULL || (dst == NULL && (offset || len))", "srq == NULL", "msg", EMPTY),
     # mr_remote.c and mr_desc.c: the remote region's descriptor
-    ("src/mr_remote.c", "if (desc_size < MR_DESC_SIZE) {", "if (desc_size < MR_DESC_SIZE - 1) {",
-     "mr_remote_from_descriptor", "pointer outside object bounds in d[(signed long int)20]"),
-    ("src/mr_remote.c", "if (desc_size < MR_DESC_SIZE) {", "if (false) {",
-     "mr_remote_from_descriptor", "memcpy source region readable"),
-    ("src/mr_remote.c", "mr->size == 0 || mr->addr + mr->size", "mr->addr + mr->size",
+    *edits("mr_remote.c", "if (desc_size < MR_DESC_SIZE) {",
+           ("if (desc_size < MR_DESC_SIZE - 1) {", "mr_remote_from_descriptor",
+            "pointer outside object bounds in d[(signed long int)20]"),
+           ("if (false) {", "mr_remote_from_descriptor", READABLE)),
+    ("mr_remote.c", "mr->size == 0 || mr->addr + mr->size", "mr->addr + mr->size",
      "mr_remote_from_descriptor", "range is not empty and does not wrap"),
-    ("src/mr_remote.c", "mr->addr + mr->size < mr->addr || ", "",
+    ("mr_remote.c", "mr->addr + mr->size < mr->addr || ", "",
      "mr_remote_from_descriptor", "range is not empty and does not wrap"),
-    ("src/mr_remote.c", "if (mr->usage == 0 || (mr->usage & ~MR_USAGE_ALL)) {",
+    ("mr_remote.c", "if (mr->usage == 0 || (mr->usage & ~MR_USAGE_ALL)) {",
      "if (mr->usage & ~MR_USAGE_ALL) {", "mr_remote_from_descriptor", "usage is not 0"),
-    ("src/mr.c", "*desc_size = MR_DESC_SIZE;", "*desc_size = MR_DESC_SIZE - 1;",
-     "mr_descriptor_round_trip", "dereference failure: pointer outside object bounds"),
-    ("src/mr_desc.c", "#define DESC_USAGE\t20", "#define DESC_USAGE\t21",
-     "mr_descriptor_round_trip", "dereference failure: pointer outside object bounds"),
-    ("src/mr_access.c", "return usage | RPMA_MR_USAGE_READ_SRC;", "return usage;",
+    ("mr.c", "*desc_size = MR_DESC_SIZE;", "*desc_size = MR_DESC_SIZE - 1;",
+     "mr_descriptor_round_trip", OUTSIDE),
+    ("mr_desc.c", "#define DESC_USAGE\t20", "#define DESC_USAGE\t21",
+     "mr_descriptor_round_trip", OUTSIDE),
+    ("mr_access.c", "return usage | RPMA_MR_USAGE_READ_SRC;", "return usage;",
      "mr_descriptor_round_trip", "the remote region has the usage granted"),
-    ("src/mr_desc.c", "#define DESC_USAGE\t20", "#define DESC_USAGE\t21",
-     "mr_remote_from_descriptor", "dereference failure: pointer outside object bounds"),
+    ("mr_desc.c", "#define DESC_USAGE\t20", "#define DESC_USAGE\t21",
+     "mr_remote_from_descriptor", OUTSIDE),
     # mr.c: the advice
-    ("src/mr.c", "\tif (!mr_range_ok(offset, len, mr->size))\n\t\treturn 0;\n", "",
+    ("mr.c", guard("!mr_range_ok(offset, len, mr->size)", "0"), "",
      "mr_advise", "advised only inside the region"),
-    ("src/mr.c", "\tif (len > UINT32_MAX)\n\t\treturn RPMA_E_INVAL;\n", "",
-     "mr_advise", "never truncated"),
+    ("mr.c", guard("len > UINT32_MAX"), "", "mr_advise", TRUNCATED),
     # peer_cfg.c: the peer configuration's descriptor
-    ("src/peer_cfg.c", "if (desc_size < DESCRIPTOR_SIZE) {", "if (false) {",
-     "peer_cfg_descriptor", "dereference failure: pointer outside object bounds"),
-    ("src/peer_cfg.c", "*desc_size = DESCRIPTOR_SIZE;", "*desc_size = 0;",
-     "peer_cfg_descriptor", "dereference failure: pointer outside object bounds"),
+    ("peer_cfg.c", "if (desc_size < DESCRIPTOR_SIZE) {", "if (false) {",
+     "peer_cfg_descriptor", OUTSIDE),
+    ("peer_cfg.c", "*desc_size = DESCRIPTOR_SIZE;", "*desc_size = 0;",
+     "peer_cfg_descriptor", OUTSIDE),
     # private_data.c: the copy
-    ("src/private_data.c", "memcpy(copy, ptr, len);", "memcpy(copy, ptr, len + 1);",
-     "private_data", "memcpy source region readable"),
-    ("src/private_data.c", "malloc(len)", "malloc(len - 1u)",
+    ("private_data.c", "memcpy(copy, ptr, len);", "memcpy(copy, ptr, len + 1);",
+     "private_data", READABLE),
+    ("private_data.c", "malloc(len)", "malloc(len - 1u)",
      "private_data", "memcpy destination region writeable"),
-    ("src/private_data.c", "if (ptr == NULL || len == 0) {", "if (len == 0) {",
-     "private_data", "memcpy source region readable"),
-    ("src/private_data.c", "if (ptr == NULL || len == 0) {", "if (ptr == NULL) {",
-     "private_data", "no bytes are stored as empty"),
-    ("src/private_data.c", "pdata->len = len;", "pdata->len = 56;",
+    *edits("private_data.c", "if (ptr == NULL || len == 0) {",
+           ("if (len == 0) {", "private_data", READABLE),
+           ("if (ptr == NULL) {", "private_data", "no bytes are stored as empty")),
+    ("private_data.c", "pdata->len = len;", "pdata->len = 56;",
      "private_data", "the stored length is the reported one"),
     # conn.c, conn_req.c: where the private data comes from and goes to
-    ("src/conn.c", "cm_event->param.conn.private_data_len, &conn->parts.data",
-     "196, &conn->parts.data", "conn_private_data", "memcpy source region readable"),
-    ("src/conn_req.c", "event->param.conn.private_data_len, &req->parts.data",
-     "56, &req->parts.data", "conn_private_data", "memcpy source region readable"),
-    ("src/conn_req.c", ".private_data_len = pdata ? pdata->len : 0,",
-     ".private_data_len = pdata ? 56 : 0,", "conn_private_data",
-     "dereference failure: pointer outside object bounds"),
-    ("src/conn_req.c", "(pdata->len == 0 || pdata->ptr == NULL)", "pdata->len == 0",
-     "conn_private_data", "private data without bytes is refused"),
-    ("src/conn_req.c", "(pdata->len == 0 || pdata->ptr == NULL)", "pdata->ptr == NULL",
-     "conn_private_data", "private data without bytes is refused"),
+    ("conn.c", "cm_event->param.conn.private_data_len, &conn->parts.data",
+     "196, &conn->parts.data", "conn_private_data", READABLE),
+    ("conn_req.c", "event->param.conn.private_data_len, &req->parts.data",
+     "56, &req->parts.data", "conn_private_data", READABLE),
+    ("conn_req.c", ".private_data_len = pdata ? pdata->len : 0,",
+     ".private_data_len = pdata ? 56 : 0,", "conn_private_data", OUTSIDE),
+    *edits("conn_req.c", "(pdata->len == 0 || pdata->ptr == NULL)",
+           ("pdata->len == 0", "conn_private_data", "private data without bytes is refused"),
+           ("pdata->ptr == NULL", "conn_private_data", "private data without bytes is refused")),
     # flush.c: the entry a read-after-write flush reads into, the peer's byte
-    ("src/flush.c", "sge->length = RAW_SIZE;", "sge->length = 2;",
-     "flush", "reads one byte"),
-    ("src/flush.c", "sge->addr = (uint64_t)(uintptr_t)flush->raw;",
+    ("flush.c", "sge->length = RAW_SIZE;", "sge->length = 2;", "flush", "reads one byte"),
+    ("flush.c", "sge->addr = (uint64_t)(uintptr_t)flush->raw;",
      "sge->addr = (uint64_t)(uintptr_t)flush->raw + 1;",
      "flush", "into the peer's registered byte"),
     # flush.c: the byte a read-after-write flush reads into
-    ("src/flush.c", "#define RAW_SIZE 1", "#define RAW_SIZE 0",
-     "flush", "reads one byte"),
+    ("flush.c", "#define RAW_SIZE 1", "#define RAW_SIZE 0", "flush", "reads one byte"),
 ]
 
 # Not changed, for no input can tell them removed or weakened: mr_remote.c's
@@ -187,44 +186,38 @@ CHANGES = [
 # 31 (the masks, bits 0 and 1 only, refuse types 2 to 31; removed, the
 # shift is undefined and proof_flush fails: a change above).
 
-
-# a copy of the place's tree, beside its builds: a change never meets
-# another build's compiler
-RED = "build-red"
-COPIES = {}     # place name: (tree, build) as it sees them, or why there is none
+# the place's name: the copy of its tree, beside its builds (so that a change
+# never meets another build's compiler), and that copy's build, as the place
+# sees them; or why there is none
+COPIES = {}
 
 
 def red_copy(run):
-    """The copy of the place's tree (only the files that differ copied, and
-    stamped now, so that make rebuilds what changed since the last run, a
-    change a stopped run left in place included), configured for the
-    proofs: (tree, build) as the place sees them."""
+    """The copy of the place's tree, configured for the proofs. Only the files
+    that differ are copied, and stamped now, so that make rebuilds what changed
+    since the last run (a change a stopped run left in place included)."""
     if run.place.name not in COPIES:
         top = run.place.here(run.place.top)
-        tree = os.path.join(top, RED, "src")
-        for folder, dirs, files in os.walk(top):
-            dirs[:] = [d for d in dirs if not d.startswith(("build", ".git", "test-results"))]
-            for name in files:
-                src = os.path.join(folder, name)
-                dest = os.path.join(tree, os.path.relpath(src, top))
-                if not os.path.isfile(dest) or not same(src, dest):
-                    os.makedirs(os.path.dirname(dest), exist_ok=True)
-                    shutil.copyfile(src, dest)
-                    shutil.copymode(src, dest)
+        tree = os.path.join(top, "build-red", "src")
+
+        def skipped(folder, names):
+            return [name for name in names if os.path.isdir(os.path.join(folder, name))
+                    and name.startswith(("build", ".git", "test-results"))]
+
+        def fresh(src, dest):
+            if not os.path.isfile(dest) or not filecmp.cmp(src, dest, shallow=False):
+                shutil.copy(src, dest)
+
+        shutil.copytree(top, tree, ignore=skipped, copy_function=fresh, dirs_exist_ok=True)
         there = run.place.there(tree)
         build = os.path.join(os.path.dirname(there), "build")
-        proc = run.place.remote.call(["cmake", "-S", there, "-B", build, "-DBUILD_PROOFS=ON",
-                                      "-DBUILD_TESTS=OFF", "-DBUILD_EXAMPLES=OFF",
-                                      "-DBUILD_BENCH=OFF"], timeout=600)
+        proc = run.place.remote.call(["cmake", "-S", there, "-B", build,
+                                      *run.session.matrix.builds["proof"]["options"]],
+                                     timeout=600)
         COPIES[run.place.name] = (there, build) if proc.status == 0 else proc.output
     copy = COPIES[run.place.name]
     assert isinstance(copy, tuple), f"the copy could not be configured:\n{copy}"
     return copy
-
-
-def same(a, b):
-    with open(a, "rb") as x, open(b, "rb") as y:
-        return x.read() == y.read()
 
 
 @pytest.mark.target(hosts=0, variants=("proof",))
@@ -234,24 +227,19 @@ def test_red_check(run, n):
     run.long("a change costs a rebuild and a proof (with --proof)")
     path, original, weakened, harness, expected = CHANGES[n]
     tree, build = red_copy(run)
-    file = run.place.here(os.path.join(tree, path))
-    with open(file, encoding="utf-8") as f:
-        text = f.read()
+    file = pathlib.Path(run.place.here(os.path.join(tree, "src", path)))
+    text = file.read_text(encoding="utf-8")
     assert text.count(original) == 1, f"{path}: the original occurs {text.count(original)} times"
     try:
-        with open(file, "w", encoding="utf-8") as f:
-            f.write(text.replace(original, weakened))
+        file.write_text(text.replace(original, weakened), encoding="utf-8")
         made = run.place.remote.call(["cmake", "--build", build, "--target",
                                       f"proof_program_{harness}"], timeout=1800)
         assert made.status == 0, f"the weakened copy does not build:\n{made.output[-4000:]}"
-        proc = run.place.remote.call(["ctest", "--test-dir", build, "-R", f"^proof_{harness}$",
-                                      "--output-on-failure"], timeout=900)
+        proc = ctest(run.place, build, harness)
     finally:
-        with open(file, "w", encoding="utf-8") as f:
-            f.write(text)
+        file.write_text(text, encoding="utf-8")
     failed = [line.strip() for line in proc.lines if line.rstrip().endswith(": FAILURE")
               or line.startswith("never reached: ")]
     assert any(expected in line for line in failed), \
         f"{path}: {original!r} -> {weakened!r}: proof_{harness} did not fail with " \
         f"{expected!r} but with:\n" + "\n".join(failed or [proc.output[-4000:]])
-
