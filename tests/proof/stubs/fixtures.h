@@ -25,8 +25,8 @@ struct rpma_mr_remote *fixture_remote(void);
 
 /*
  * An assertion that fails exactly when some execution reaches it:
- * run-proof requires every witness to fail, which shows that the
- * harness's assumptions leave inputs to prove things about.
+ * tests/py/test_proof.py requires every witness to fail, which shows that
+ * the harness's assumptions leave inputs to prove things about.
  */
 #define WITNESS(what) __CPROVER_assert(0, "witness: " what)
 
