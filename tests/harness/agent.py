@@ -23,6 +23,7 @@ What a process leaves behind in its group dies when it exits: its pipe
 then ends.
 """
 
+import contextlib
 import json
 import os
 import signal
@@ -71,11 +72,9 @@ class Agent:
 
     def run(self, request):
         n = request["id"]
-        env = dict(os.environ)
-        env.update(request.get("env") or {})
-        for name, value in list(env.items()):
-            if value is None:
-                del env[name]
+        # a value None removes the variable
+        env = {k: v for k, v in {**os.environ, **(request.get("env") or {})}.items()
+               if v is not None}
         try:
             proc = subprocess.Popen(request["argv"], cwd=request.get("cwd"), env=env,
                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -121,10 +120,8 @@ class Agent:
 
 
 def killpg(pgid, sig):
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def main(argv):
