@@ -3,6 +3,7 @@
 stream, on this host, in a Debian root or in a VM. The one way the runner
 starts a process anywhere."""
 
+import contextlib
 import json
 import os
 import re
@@ -41,44 +42,28 @@ class Proc:
     def _exit(self, status, timed_out=False):
         with self.cond:
             if self.status is None:
-                self.status = status
-                self.timed_out = timed_out
+                self.status, self.timed_out = status, timed_out
             self.cond.notify_all()
-
-    def _until(self, ready, timeout):
-        deadline = None if timeout is None else time.monotonic() + timeout
-        with self.cond:
-            while True:
-                result = ready()
-                if result is not None or self.status is not None:
-                    return result
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    return None
-                self.cond.wait(left)
 
     def wait(self, timeout=None):
         """The status, or None if it still runs after TIMEOUT seconds."""
-        self._until(lambda: self.status, timeout)
-        return self.status
+        with self.cond:
+            self.cond.wait_for(lambda: self.status is not None, timeout)
+            return self.status
 
     def wait_line(self, pattern, timeout, count=1):
         """The match of PATTERN in the COUNTth line that has it, or None
         once the process ended or TIMEOUT seconds passed without it."""
-        regex = re.compile(pattern)
-        seen = [0, 0]
+        regex, found, seen = re.compile(pattern), [], 0
 
         def scan():
-            for text in self.lines[seen[0]:]:
-                seen[0] += 1
-                match = regex.search(text)
-                if match:
-                    seen[1] += 1
-                    if seen[1] == count:
-                        return match
-            return None
-        found = self._until(scan, timeout)
-        return found if found is not None else scan()
+            nonlocal seen
+            found.extend(filter(None, map(regex.search, self.lines[seen:])))
+            seen = len(self.lines)
+            return len(found) >= count or self.status is not None
+        with self.cond:
+            self.cond.wait_for(scan, timeout)
+        return found[count - 1] if len(found) >= count else None
 
     def signal(self, sig):
         if self.status is None:
@@ -119,13 +104,11 @@ class Remote:
     def _read(self):
         try:
             for raw in self.rfile:
-                try:
+                # (what else the place prints on the way is passed over)
+                with contextlib.suppress(ValueError):
                     event = json.loads(raw)
-                except ValueError:
-                    continue    # what else the place prints on the way
-                if not isinstance(event, dict):
-                    continue
-                self._event(event)
+                    if isinstance(event, dict):
+                        self._event(event)
         except OSError:
             pass
         self.closed.set()
@@ -205,10 +188,8 @@ def spawn(name, argv, hello_timeout=600, stderr=None):
                              stderr=stderr)
 
     def closer():
-        try:
+        with contextlib.suppress(OSError):
             child.stdin.close()
-        except OSError:
-            pass
         try:
             child.wait(60)
         except subprocess.TimeoutExpired:
