@@ -4,6 +4,7 @@ ports handed out in it and what its device can do."""
 
 import os
 import re
+import shutil
 import tempfile
 
 from harness import remote
@@ -90,26 +91,26 @@ class Boot:
             self.host(1 - n).control(f"boot {n}")
             self.host(n)
 
-    def crash(self):
-        """The console line that says a guest kernel crashed, or None."""
+    def consoles(self):
+        """Each host's console log ("" where there is none yet)."""
+        texts = []
         for n in range(self.hosts if self.proc else 0):
             try:
                 with open(self.console(n), encoding="utf-8", errors="replace") as f:
-                    found = CRASH.search(f.read())
+                    texts.append(f.read())
             except OSError:
-                continue
-            if found:
-                return found[0]
-        return None
+                texts.append("")
+        return texts
+
+    def crash(self):
+        """The console line that says a guest kernel crashed, or None."""
+        found = [m[0] for m in map(CRASH.search, self.consoles()) if m]
+        return found[0] if found else None
 
     def tail(self, lines=25):
         text = self.proc.output.splitlines() if self.proc else []
-        for n in range(self.hosts):
-            try:
-                with open(self.console(n), encoding="utf-8", errors="replace") as f:
-                    text += f.read().splitlines()[-lines:]
-            except OSError:
-                pass
+        for console in self.consoles():
+            text += console.splitlines()[-lines:]
         return "\n".join(text[-2 * lines:])
 
     def stop(self):
@@ -121,17 +122,8 @@ class Boot:
             self.proc.wait(30)
         self.remotes = [None] * self.hosts
         if self.agent_dir:
-            for n in range(self.hosts):
-                try:
-                    os.unlink(f"{self.agent_dir}/agent.{n}")
-                except OSError:
-                    pass
-            try:
-                os.rmdir(self.agent_dir)
-            except OSError:
-                pass
+            shutil.rmtree(self.agent_dir, ignore_errors=True)
             self.agent_dir = None
-
 
 
 def native():
