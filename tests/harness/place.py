@@ -24,34 +24,28 @@ class Place:
         self.remote = remote_
         self.top = top
         self.results = results
-        self.maps = sorted(maps, key=lambda m: -len(m[0]))
+        self.maps = list(maps)
 
     def there(self, path):
         """PATH of this host as the place sees it."""
-        for here, there in self.maps:
-            swapped = _swap(path, here, there)
-            if swapped is not None:
-                return swapped
-        return path
+        return _swap(path, self.maps)
 
     def here(self, path):
         """PATH of the place as this host sees it."""
-        for here, there in sorted(self.maps, key=lambda m: -len(m[1])):
-            swapped = _swap(path, there, here)
-            if swapped is not None:
-                return swapped
-        return path
+        return _swap(path, [(there, here) for here, there in self.maps])
 
     def close(self):
         self.remote.close()
 
 
-def _swap(path, old, new):
-    """PATH under OLD, put under NEW; None when it is not under OLD."""
-    old, new = old.rstrip("/"), new.rstrip("/")
-    if path != old and not path.startswith(old + "/"):
-        return None
-    return (new + path[len(old):]) or "/"
+def _swap(path, maps):
+    """PATH under the longest OLD of MAPS ((OLD, NEW) pairs) put under its
+    NEW; PATH itself when it is under none."""
+    for old, new in sorted(maps, key=lambda m: -len(m[0])):
+        old, new = old.rstrip("/"), new.rstrip("/")
+        if path == old or path.startswith(old + "/"):
+            return (new + path[len(old):]) or "/"
+    return path
 
 
 def host(top, release, results):
