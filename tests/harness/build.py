@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The tree's builds in one place, each configured and built once, when a
-test first needs it; a build that failed fails every test that needs it,
-with its log's end."""
+"""The tree's builds in one place, each configured and built when a test
+first needs it (once: the session keeps what get() returned or raised,
+so that a build that failed fails every test that needs it, with its
+log's end)."""
 
 import os
 
@@ -15,12 +16,12 @@ class BuildError(Exception):
 
 
 class Build:
-    def __init__(self, name, place, path, cache):
+    def __init__(self, name, place, path, cache, why_no_1x=""):
         self.name = name
         self.place = place
         self.path = path            # as the place sees it
         self.cache = cache          # CMakeCache.txt's NAME:TYPE=VALUE, by NAME
-        self.why_no_1x = ""         # why the build has no librpma 1.x
+        self.why_no_1x = why_no_1x  # why the build has no librpma 1.x
 
     def has(self, flag):
         """Whether the build defines FLAG (HAVE_IBV_FLUSH, ...) true."""
@@ -41,19 +42,6 @@ class Builds:
         self.specs = specs
         self.logdir = logdir
         self.jobs = jobs or os.cpu_count() or 2
-        self.done = {}
-
-    def get(self, name):
-        """Build NAME, made on first call; BuildError if it failed."""
-        if name not in self.done:
-            try:
-                self.done[name] = self._make(name)
-            except BuildError as e:
-                self.done[name] = e
-        result = self.done[name]
-        if isinstance(result, BuildError):
-            raise result
-        return result
 
     def _run(self, name, argv, env=None, timeout=3600):
         proc = self.place.remote.call(argv, env=env, cwd=self.place.top, timeout=timeout)
@@ -66,7 +54,8 @@ class Builds:
                              f"(status {proc.status}):\n{tail}")
         return proc
 
-    def _make(self, name):
+    def get(self, name):
+        """Build NAME, made; BuildError if it failed."""
         spec = self.specs[name]
         top = self.place.top
         path = os.path.join(top, spec["dir"])
@@ -80,13 +69,9 @@ class Builds:
                 why_no_1x = str(e)
         env = {"CC": spec["cc"]} if "cc" in spec else None
         self._run(name, ["cmake", "-S", top, "-B", path, *options], env)
-        targets = []
-        for target in spec.get("targets", ()):
-            targets += ["--target", target]
+        targets = [arg for target in spec.get("targets", ()) for arg in ("--target", target)]
         self._run(name, ["cmake", "--build", path, "-j", str(self.jobs), *targets])
-        build = Build(name, self.place, path, read_cache(self.place.here(path)))
-        build.why_no_1x = why_no_1x
-        return build
+        return Build(name, self.place, path, read_cache(self.place.here(path)), why_no_1x)
 
     def _fetch_1x(self, name, path):
         """Debian's librpma 1.x unpacked under PATH: its library's folder
