@@ -106,26 +106,22 @@ class Matrix:
 
     def check(self, path):
         """Every name a row or variant uses is declared."""
+        def need(where, kind, names, known):
+            for name in names:
+                if name not in known:
+                    raise MatrixError(f"{path}: {where}: no {kind} {name}")
         if "plain" not in self.variants:
             raise MatrixError(f"{path}: no variant plain")
         for row in self.rows.values():
-            for v in row.variants:
-                if v not in self.variants:
-                    raise MatrixError(f"{path}: boot {row.name}: no variant {v}")
-            for d in row.defects + ((row.skip,) if row.skip else ()):
-                if d not in self.defects:
-                    raise MatrixError(f"{path}: boot {row.name}: no defect {d}")
-            for r in row.releases:
-                if r not in RELEASES:
-                    raise MatrixError(f"{path}: boot {row.name}: no release {r}")
+            where = f"boot {row.name}"
+            need(where, "variant", row.variants, self.variants)
+            need(where, "defect", row.defects + ((row.skip,) if row.skip else ()), self.defects)
+            need(where, "release", row.releases, RELEASES)
             if row.hosts and not (row.kernel and row.device):
-                raise MatrixError(f"{path}: boot {row.name}: a boot needs kernel and device")
+                raise MatrixError(f"{path}: {where}: a boot needs kernel and device")
         for name, variant in self.variants.items():
-            if variant.get("build") not in self.builds:
-                raise MatrixError(f"{path}: variant {name}: no build {variant.get('build')}")
-        for name in self.other:
-            if name not in self.rows:
-                raise MatrixError(f"{path}: release.other: no boot {name}")
+            need(f"variant {name}", "build", [variant.get("build")], self.builds)
+        need("release.other", "boot", self.other, self.rows)
 
     @property
     def other_release(self):
@@ -140,10 +136,10 @@ class Matrix:
                 if release not in row.releases or (place == "other" and row.name not in self.other):
                     continue
                 for variant in row.order:
+                    # on the other release: plain, and the variants bound to it
                     bound = self.variants[variant].get("releases")
-                    if place == "other" and variant != "plain" and not bound:
-                        continue
-                    if bound and release not in bound:
+                    if (bound and release not in bound) or \
+                            (place == "other" and variant != "plain" and not bound):
                         continue
                     found.append(Target(row, release, place, variant))
         return found
@@ -155,8 +151,7 @@ class Matrix:
 
     def runs(self, target, memory):
         """Whether TARGET's row runs a test of server memory MEMORY (None:
-        the test takes none): a row that names its kinds runs only tests
-        of those."""
+        it takes none): a row that names its kinds runs only those."""
         return not target.row.memory or memory in target.row.memory
 
     def parts(self, target):
@@ -170,13 +165,11 @@ class Matrix:
 
     def skip_reason(self, target):
         """Why TARGET's row is not run, or None."""
-        if target.row.skip and target.row.name not in self.wanted:
-            return f"{target.row.name}: {self.defects[target.row.skip]} (utils/test --boot " \
-                f"{target.row.name} runs it)"
+        row = target.row
+        if row.skip and row.name not in self.wanted:
+            return f"{row.name}: {self.defects[row.skip]} (utils/test --boot {row.name} runs it)"
         return None
 
     def defect(self, target, name):
         """The reason of defect NAME where TARGET's row has it, else None."""
-        if name in target.row.defects:
-            return f"{target.row.name}: {self.defects[name]}"
-        return None
+        return f"{target.row.name}: {self.defects[name]}" if name in target.row.defects else None
