@@ -13,6 +13,9 @@ from harness import pair, remote
 from harness.matrix import Matrix, MatrixError
 from harness.ports import Ports
 
+# the runner's own parts, on this machine alone
+pytestmark = pytest.mark.target(hosts=0, other=False)
+
 ROWS = """
 [release]
 other = ["host", "a"]
@@ -38,7 +41,6 @@ def matrix(tmp_path, text=ROWS, release="bookworm"):
     return Matrix.load(release, str(path))
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_matrix_expansion(run, tmp_path):
     m = matrix(tmp_path)
     assert [t.id for t in m.targets()] == [
@@ -61,7 +63,6 @@ def test_matrix_expansion(run, tmp_path):
     assert [t.id for t in listed.targets()][2:4] == ["a-slow", "a"]
 
 
-@pytest.mark.target(hosts=0, other=False)
 @pytest.mark.parametrize("old,new,why", [
     ('variants = ["slow", "bound"]', 'variants = ["nothing"]', "no variant nothing"),
     ('defects = ["broken"]', 'defects = ["nothing"]', "no defect nothing"),
@@ -74,7 +75,6 @@ def test_matrix_errors(run, tmp_path, old, new, why):
         matrix(tmp_path, ROWS.replace(old, new, 1))
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_ports(run):
     ports = Ports(100, 104)
     assert [ports.take(), ports.take(2), ports.take()] == [100, 101, 103]
@@ -87,8 +87,7 @@ def test_ports(run):
 
 @pytest.fixture(scope="module")
 def local():
-    place = remote.local()
-    yield place
+    yield (place := remote.local())
     place.close()
 
 
@@ -96,7 +95,6 @@ def sh(local, script, name="client", expect=0, *args):
     return pair.Side(local, ["sh", "-c", script, "sh", *args], name=name, expect=expect)
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_ready(run, local, tmp_path):
     """The clients start once the server said it listens, not before."""
     said = tmp_path / "said"
@@ -108,14 +106,12 @@ def test_pair_ready(run, local, tmp_path):
     assert result.ok, result.report()
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_never_ready(run, local):
     result = pair.run(sh(local, "echo starting; exit 3", "server"), [sh(local, "exit 0")], 10)
     assert result.failures == ["the server never got ready (status 3)"]
     assert [p.name for p in result.procs] == ["server"]
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_client_fails(run, local):
     """A failed client ends its waiting server after the grace time."""
     server = sh(local, 'echo "listening on 192.0.2.1:1"; sleep 60', "server")
@@ -124,7 +120,6 @@ def test_pair_client_fails(run, local):
                                        "the server was stopped, its peers being done"]
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_expected_status(run, local):
     """A side that kills itself (137) passes; one that should and does not fails."""
     killer = sh(local, 'echo "listening on 192.0.2.1:1"; kill -9 $$', "server", 137)
@@ -134,13 +129,11 @@ def test_pair_expected_status(run, local):
         "the server exited with 0, expected it to be killed"]
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_timeout(run, local):
     result = pair.run(None, [sh(local, "sleep 30")], 1)
     assert result.failures == ["the client did not finish within 1 s"]
 
 
-@pytest.mark.target(hosts=0, other=False)
 def test_pair_rejected_again(run, local, tmp_path, monkeypatch):
     """A client rejected (the CM's time-wait) runs again, saying so."""
     monkeypatch.setattr(pair, "REJECTED_PAUSE", 0)
@@ -160,8 +153,7 @@ CASES = ["test_first", "test_second", "test_third"]
 
 @pytest.fixture(scope="module")
 def place():
-    agent = remote.local()
-    yield agent
+    yield (agent := remote.local())
     agent.close()
 
 
@@ -187,7 +179,6 @@ def test_pair(place):
 '''
 
 
-@pytest.mark.target(hosts=0, other=False)
 @pytest.mark.parametrize("mode,counts", [
     ("", (5, 0, 0)), ("fail", (4, 1, 0)), ("exit", (1, 1, 3)), ("pair", (4, 1, 0))])
 def test_count(run, tmp_path, mode, counts):
