@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one pair runner: a server, then its clients, on one place or two.
 
-A server is ready once it prints a line with "listening on ADDR:PORT"
-(every server of the tree does: rpma-integ, the examples, fio's engine);
-its clients start then, all at once. Every process has a time limit.
-Once every process of one side has ended and one of them failed, the
-other side's get GRACE seconds more, then are stopped: a server waiting
-for a client that is gone (or the other way round) ends the test at
-once. The port is the caller's, from its boot (ports.py): nobody writes
-one by hand.
-"""
+A server is ready once it prints "listening on ADDR:PORT" (every server
+of the tree does); its clients start then, all at once, each within a
+time limit. Once one side has ended with a failure, the other side gets
+GRACE seconds more, then is stopped: a server left waiting for a client
+that is gone (or the other way round) ends the test at once. The port
+is the caller's, from its boot (ports.py)."""
 
 import re
 import signal
@@ -29,9 +26,8 @@ POLL = 0.05
 
 @dataclass
 class Side:
-    """One program of a pair: where it runs, its command and environment,
-    and the status it must end with (137: it kills itself; LOST: its host
-    goes away under it)."""
+    """One program of a pair, where it runs and the status it must end
+    with (137: it kills itself; LOST: its host goes away under it)."""
     place: object
     argv: list
     env: dict = field(default_factory=dict)
@@ -79,8 +75,7 @@ def judge(proc, expect, limit):
 
 def start(side, limit, wrapper=()):
     proc = side.place.run(list(wrapper) + list(side.argv), side.env, timeout=limit)
-    proc.name = side.name
-    proc.side = side
+    proc.name, proc.side = side.name, side
     return proc
 
 
@@ -96,22 +91,20 @@ def run(server, clients, limit, wrapper=(), ready=READY, retries=0, grace=10, li
             sproc.kill()
             sproc.wait(grace)
             return Result(procs, [f"the server never got ready (status {sproc.status})"])
-    tries = {}
-    live = [start(side, limit, wrapper) for side in clients]
-    procs.extend(live)
+    first = len(procs)
+    procs += [start(side, limit, wrapper) for side in clients]
+    tries = [0] * len(clients)
     stop_at = None
     while True:
-        for i, proc in enumerate(procs):
+        for i, proc in enumerate(procs[first:]):
             # (while the server still listens: a client of one gone is refused for good)
-            again = proc.status not in (None, 0) and proc.side in clients and \
-                tries.get(id(proc.side), 0) < retries and REJECTED.search(proc.output) and \
-                (server is None or sproc.status is None)
-            if again:
-                print(f"pair: {proc.name} rejected ({REJECTED.search(proc.output)[0]}): "
+            rejected = proc.status not in (None, 0) and REJECTED.search(proc.output)
+            if rejected and tries[i] < retries and (server is None or sproc.status is None):
+                print(f"pair: {proc.name} rejected ({rejected[0]}): "
                       f"runs again in {REJECTED_PAUSE} s")
-                tries[id(proc.side)] = tries.get(id(proc.side), 0) + 1
+                tries[i] += 1
                 time.sleep(REJECTED_PAUSE)
-                procs[i] = start(proc.side, limit, wrapper)
+                procs[first + i] = start(proc.side, limit, wrapper)
         if all(p.status is not None for p in procs):
             break
         if stop_at is None and side_failed(procs, server):
@@ -129,8 +122,8 @@ def run(server, clients, limit, wrapper=(), ready=READY, retries=0, grace=10, li
 
 def side_failed(procs, server):
     """Whether every process of one side has ended, one of them failed."""
-    for mine in (lambda p: p.side is server, lambda p: p.side is not server):
-        group = [p for p in procs if mine(p)]
+    for serving in (True, False):
+        group = [p for p in procs if (p.side is server) == serving]
         if group and all(p.status is not None for p in group) and \
                 any(p.status != p.side.expect for p in group):
             return True
