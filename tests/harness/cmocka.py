@@ -2,6 +2,7 @@
 """A cmocka program's cases: named from its source, run once, and each
 case's outcome read from the program's own XML report."""
 
+import contextlib
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -17,19 +18,15 @@ def cases(source):
     """The case names of the table in the C file SOURCE, in its order."""
     with open(source, encoding="utf-8") as f:
         text = f.read()
-    table = text[text.index("const struct CMUnitTest"):]
-    return ENTRY.findall(table)
+    return ENTRY.findall(text[text.index("const struct CMUnitTest"):])
 
 
 class Report:
-    """One run of a program: its Proc and each case's failure message
-    (None for a case that passed; a case missing was never reported).
-
-    Each failure counts once: a case that failed is its own; a program that
-    ended badly with every reported case passed (a crash after them, or
-    before it reported at all, a leak found at exit, a case list that is
-    not its source's) is the program's, and the cases it never reported are
-    skipped, pointing there."""
+    """One run of a program: its Proc and each reported case's failure
+    message (None: it passed). Each failure counts once: a failed case is
+    its own; a program that ended badly with every reported case passed
+    (a crash, a leak found at exit, a case list not its source's) is the
+    program's, and the cases it never reported are skipped, saying so."""
 
     def __init__(self, proc, outcomes):
         self.proc = proc
@@ -47,23 +44,22 @@ class Report:
     def program(self, listed):
         """What is wrong with the program beside its cases, or None; LISTED:
         the case names of its source."""
-        if set(self.outcomes) - set(listed):
-            return f"reported but not in its source: {sorted(set(self.outcomes) - set(listed))}"
-        if self.proc.status == 0 and set(listed) - set(self.outcomes):
-            return f"in its source but not reported: {sorted(set(listed) - set(self.outcomes))}"
+        extra, missing = set(self.outcomes) - set(listed), set(listed) - set(self.outcomes)
+        if extra:
+            return f"reported but not in its source: {sorted(extra)}"
+        if self.proc.status == 0 and missing:
+            return f"in its source but not reported: {sorted(missing)}"
         if self.proc.status != 0 and not any(self.outcomes.values()):
             return f"it exited {self.proc.status}, no case having failed:\n{self.proc.output}"
         return None
 
 
 def run(remote, argv, xml, env=None, timeout=600):
-    """ARGV (a cmocka program) run with its report written to XML (a path
-    as REMOTE sees it; HERE the same file here); a Report."""
+    """ARGV (a cmocka program) run with its report written to XML (the
+    path as REMOTE sees it, and the same file here); a Report."""
     xml_there, xml_here = xml
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(xml_here)
-    except OSError:
-        pass
     env = dict(env or {}, CMOCKA_MESSAGE_OUTPUT="XML", CMOCKA_XML_FILE=xml_there)
     proc = remote.call(argv, env=env, timeout=timeout)
     return Report(proc, parse(xml_here))
@@ -76,9 +72,7 @@ def parse(path):
     except (OSError, ET.ParseError):
         return outcomes
     for case in root.iter("testcase"):
-        problem = case.find("failure")
-        if problem is None:
-            problem = case.find("error")
+        problem = next(iter(case.findall("failure") + case.findall("error")), None)
         outcomes[case.get("name")] = None if problem is None else (
             problem.get("message") or problem.text or "failed")
     return outcomes
