@@ -80,9 +80,13 @@ def pytest_generate_tests(metafunc):
     metafunc.parametrize("target", targets, ids=[t.id for t in targets])
 
 
-def target_of(item):
+def param(item, name, default=None):
     callspec = getattr(item, "callspec", None)
-    return callspec.params.get("target") if callspec else None
+    return callspec.params.get(name, default) if callspec else default
+
+
+def target_of(item):
+    return param(item, "target")
 
 
 def work_of(item):
@@ -92,11 +96,6 @@ def work_of(item):
         return None
     params = {k: v for k, v in item.callspec.params.items() if k not in ("target", "round_")}
     return functools.partial(mark.kwargs["work"], item.config.rpma, target_of(item), **params)
-
-
-def round_of(item):
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("round_", 1) if callspec else 1
 
 
 def pytest_collection_modifyitems(session, config, items):
@@ -117,7 +116,7 @@ def pytest_collection_modifyitems(session, config, items):
     # each boot's tests in one go (with --count, round after round); those
     # whose work is done ahead last, by when it is
     kept.sort(key=lambda item: (work_of(item) is not None,
-                                order.get(target_of(item), len(order)), round_of(item)))
+                                order.get(target_of(item), len(order)), param(item, "round_", 1)))
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = kept
@@ -133,7 +132,7 @@ def run(request, target):
     if reason:
         pytest.skip(reason)
     made = Run(rpma, target)
-    made.round = round_of(request.node)
+    made.round = param(request.node, "round_", 1)
     made.long_runs = request.config.getoption("long")
     work = work_of(request.node)
     made.ahead = lambda: rpma.later(request.node.nodeid, work)
@@ -152,8 +151,7 @@ def pytest_runtest_protocol(item, nextitem):
     rpma = item.config.rpma
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     reports = runtestprotocol(item, nextitem=nextitem, log=False)
-    failed = any(r.failed for r in reports)
-    crash = rpma.crashed() if failed else None
+    crash = rpma.crashed() if any(r.failed for r in reports) else None
     if crash:
         # the next boot is a new one; the first try's consoles stay
         rpma.stop_boot()
@@ -162,13 +160,11 @@ def pytest_runtest_protocol(item, nextitem):
               file=sys.stderr)
         item._initrequest()
         reports = runtestprotocol(item, nextitem=nextitem, log=False)
-        failed = any(r.failed for r in reports)
+    failed = [r for r in reports if r.failed]
     # what a failed test leaves behind must not fail the next one
-    rpma.restart = rpma.restart or failed
-    if failed:
-        for report in reports:
-            if report.failed:
-                report.sections.append(("the boot after the failure", rpma.diagnose()))
+    rpma.restart = rpma.restart or bool(failed)
+    for report in failed:
+        report.sections.append(("the boot after the failure", rpma.diagnose()))
     for report in reports:
         item.ihook.pytest_runtest_logreport(report=report)
     item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
