@@ -4,23 +4,20 @@ the other release, or on this host.
 
     python3 agent.py --stdio           requests on stdin, events on stdout
     python3 agent.py --port-env VAR    both over the device VAR names (the
-                                       VM's virtio-serial port, utils/rxe-vm
-                                       --agent)
+                                       VM's port, utils/rxe-vm --agent)
 
 One JSON object a line each way (remote.py is the other end). Requests:
-  {"op": "run", "id": N, "argv": [...], "env": {...}, "cwd": DIR,
-   "timeout": S}   start a process in a session of its own, stdout and
-                   stderr into one pipe; S seconds at most (TERM, then
-                   KILL 5 s later)
-  {"op": "signal", "id": N, "sig": SIG}   to process N's whole group
-  {"op": "control", "line": TEXT}         TEXT to utils/rxe-vm's control
-                                          port ("kill 1", "boot 1")
-  {"op": "quit"}                          every process killed, then exit
-Events: {"ev": "hello", "env": {...}} first, then per process
-{"ev": "out", "id": N, "line": TEXT} and last {"ev": "exit", "id": N,
-"status": S, "timed_out": BOOL}, S as a shell gives it (128 + the signal).
-What a process leaves behind in its group dies when it exits: its pipe
-then ends.
+  run {id, argv, env, cwd, timeout}  start a process in a session of its
+        own, stdout and stderr into one pipe, for TIMEOUT s at most (TERM,
+        then KILL 5 s later)
+  signal {id, sig}   to the process's whole group
+  control {line}     LINE to utils/rxe-vm's control port ("kill 1", "boot 1")
+  quit               every process killed, then exit
+as {"op": "run", "id": N, ...}. Events: {"ev": "hello", "env": {...}}
+first, then per process {"ev": "out", "id": N, "line": TEXT} and last
+{"ev": "exit", "id": N, "status": S, "timed_out": BOOL}, S as a shell
+gives it (128 + the signal). What a process leaves behind in its group
+dies when it exits: its pipe then ends.
 """
 
 import contextlib
