@@ -7,6 +7,7 @@ import os
 import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
+from functools import partial
 
 import pytest
 
@@ -46,8 +47,6 @@ class Session:
         self.work = {}
         self.lock = threading.Lock()
 
-    # --- work done ahead ----------------------------------------------------------
-
     def early(self, key, work):
         """WORK queued on the thread of work done ahead (once per KEY)."""
         with self.lock:
@@ -70,42 +69,34 @@ class Session:
                 future.set_exception(e)
         return future.result()
 
-    # --- places and builds ------------------------------------------------------
-
     def place(self, name):
-        return self.later(("place", name), lambda: self._place(name))
+        return self.later(("place", name), partial(self._place, name))
 
     def _place(self, name):
-        if name == "host":
-            made = place_.host(self.top, self.matrix.host_release, self.results)
-        else:
-            made = place_.other(self.top, self.matrix.other_release,
-                                os.path.join(self.results, "other"))
+        made = place_.host(self.top, self.matrix.host_release, self.results) if name == "host" \
+            else place_.other(self.top, self.matrix.other_release, f"{self.results}/other")
         self.places[name] = made
         self.builds[name] = Builds(made, self.matrix.builds,
                                    os.path.join(self.results, "builds", name))
         return made
 
     def build(self, place, name):
-        return self.later(("build", place, name), lambda: self._build(place, name))
+        return self.later(("build", place, name), partial(self._build, place, name))
 
     def _build(self, place, name):
         self.place(place)
         return self.builds[place].get(name)
 
-    # --- boots ------------------------------------------------------------------
-
     def plan(self, targets, works=()):
-        """The variants each boot's tests take, so that a boot starts with
-        every build they need made (a build made while a VM runs may look
-        stale there: the guest caches the host's files); those builds, then
-        the WORKS ((key, work): the tests' own), queued ahead."""
+        """Each boot's variants noted, so that it starts with all their
+        builds made (the guest caches the host's files: a build made while
+        a VM runs may look stale there); those builds, then WORKS ((key,
+        work): the tests' own), queued ahead."""
         for target in targets:
             if target.row.hosts:
                 self.needs.setdefault(target.boot_key, set()).add(target.variant)
             build = self.matrix.variants[target.variant]["build"]
-            self.early(("build", target.place, build),
-                       lambda t=target, b=build: self._build(t.place, b))
+            self.early(("build", target.place, build), partial(self._build, target.place, build))
         for key, work in works:
             self.early(key, work)
 
@@ -122,8 +113,8 @@ class Session:
             for variant in sorted(self.needs.get(key, {target.variant})):
                 self.build(target.place, self.matrix.variants[variant]["build"])
             self.boots_made += 1
-            name = f"{target.place}-{target.row.name}" if target.place != "host" else \
-                target.row.name
+            name = target.row.name if target.place == "host" else \
+                f"{target.place}-{target.row.name}"
             logdir = os.path.join(launcher.results, "boots", f"{self.boots_made:02d}-{name}")
             boot = Boot(name, target.row.rxe_vm_options(launcher.top), target.row.hosts,
                         launcher, logdir)
@@ -157,13 +148,11 @@ class Session:
         if self.boot is None:
             return "no boot"
         text = []
-        for n in range(self.boot.hosts):
-            remote = self.boot.remotes[n]
+        for n, remote in enumerate(self.boot.remotes):
             if remote is None or not remote.alive:
                 text.append(f"host {n}: gone")
-                continue
-            proc = remote.call(["sh", "-c", DIAGNOSIS], timeout=60)
-            text.append(f"host {n}:\n{proc.output}")
+            else:
+                text.append(f"host {n}:\n{remote.call(['sh', '-c', DIAGNOSIS], timeout=60).output}")
         return "\n".join(text)
 
     def crashed(self):
