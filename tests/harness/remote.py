@@ -125,14 +125,10 @@ class Remote:
             self.hello.set()
             return
         with self.lock:
-            proc = self.procs.get(event.get("id"))
-        if proc is None:
-            return
-        if kind == "out":
+            proc = (self.procs.pop if kind == "exit" else self.procs.get)(event.get("id"), None)
+        if proc is not None and kind == "out":
             proc._line(event["line"])
-        elif kind == "exit":
-            with self.lock:
-                self.procs.pop(proc.id, None)
+        elif proc is not None and kind == "exit":
             proc._exit(event["status"], event.get("timed_out", False))
 
     def send(self, **request):
