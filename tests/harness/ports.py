@@ -1,11 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""TCP ports for the servers of one boot, handed out by the runner.
-
-Each port is handed out once per boot: a test never meets an earlier
-test's connection in the CM's time-wait, and tests that run side by side
-never share one. The range lies below Linux's ephemeral ports (32768 and
-up), which soft-iWARP's connections, real TCP ones, take their local ports
-from."""
+"""TCP ports for the servers of one boot, each handed out once: a test
+never meets an earlier one's connection in the CM's time-wait, nor shares
+a port with one beside it. The range lies below Linux's ephemeral ports
+(32768 and up), where soft-iWARP's connections, real TCP ones, take
+their local ports."""
 
 FIRST = 20000
 LAST = 32767
