@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Every example pair on every one-host boot, its server's memory of each
-kind it takes; and the binary swap: the examples built against librpma
-1.x's header run on 1.x and on ours, printing the same."""
+"""Every example pair on every one-host boot, on each kind of server memory
+it takes; and the binary swap: the examples built against 1.x's header
+run on 1.x and on ours, printing the same."""
 
 import difflib
 import os
@@ -19,11 +19,12 @@ PAIRS = [(name, memory) for name in EXAMPLES
          for memory in (SERVER_MEMORY if name[:2] in WITH_MEMORY else ["dram"])]
 # those that write at an offset within a page (07's log entries, 17's parts)
 WITHIN_PAGES = {"07", "17"}
+FIRST_PAIR = re.compile(r"previous value: |[^ ]+ (had no data|holds data) of an earlier run")
 
 
 def memory_of(x, kind):
     """The example's server memory of KIND on the boot: its path, made
-    anew where it is a file; x.pmem says whether it is true pmem."""
+    anew where it is a file, or None; x.pmem says whether it is pmem."""
     spec = x.run.session.matrix.memory[kind]
     host = x.run.host(x.hosts[0])
     x.pmem = spec.get("pmem", False)
@@ -31,8 +32,7 @@ def memory_of(x, kind):
         return host.env[spec["env"]]
     if "env" not in spec and "dir" not in spec:
         return None
-    where = host.env[spec["env"]] if "env" in spec else spec["dir"]
-    path = f"{where}/example-{x.nn}.mem"
+    path = f"{host.env[spec['env']] if 'env' in spec else spec['dir']}/example-{x.nn}.mem"
     made = host.call(["sh", "-c", 'rm -f "$1" && : >"$1"', "sh", path])
     assert made.status == 0, made.output
     return path
@@ -52,42 +52,28 @@ def test_example(run, name, memory):
         CHECKS[name](x)
 
 
-def swap_differences():
-    """tests/interop/swap-differences: (example or *, regex)."""
-    entries = []
-    with open(os.path.join(TOP, "tests", "interop", "swap-differences"), encoding="utf-8") as f:
-        for line in f:
-            line = re.sub(r"\s*#.*", "", line).strip()
-            if line:
-                example, regex = line.split(" ", 1)
-                entries.append((example, re.compile(regex)))
-    return entries
-
-
 def normalized(x, ip):
     """Every line the swap's pairs printed, keyed by pair and program, but
     what differs by design: the ports, what the memory held before the
     first of two pairs, the order (and so the numbers) of clients served at
-    once (06, 17), and the lines swap-differences lists."""
-    skip = [r for e, r in swap_differences() if e in (x.name, "*")]
-    lines = []
-    pairs = 0
+    once (06, 17), and the lines tests/interop/swap-differences lists."""
+    with open(os.path.join(TOP, "tests", "interop", "swap-differences"), encoding="utf-8") as f:
+        entries = [re.sub(r"\s*#.*", "", line).strip().split(" ", 1) for line in f]
+    skip = [re.compile(e[1]) for e in entries if e[0] in (x.name, "*")]
+    lines, pairs, at_once = [], 0, x.nn in ("06", "17")
     for n, result in enumerate(x.results, 1):
         pairs += not getattr(result, "single", False)
         for proc in result.procs:
             for line in proc.lines:
                 line = re.sub(re.escape(ip) + r":\d+", "ADDR:PORT", line)
-                if pairs == 1 and re.match(
-                        r"previous value: |[^ ]+ (had no data|holds data) of an earlier run", line):
+                if pairs == 1 and FIRST_PAIR.match(line) or any(r.search(line) for r in skip):
                     continue
-                if any(r.search(line) for r in skip):
-                    continue
-                if x.nn in ("06", "17"):
+                if at_once:
                     line = re.sub(r"#\d+", "#N", line)
                 if x.nn == "17":
                     line = re.sub(r"^the (next|previous) part,", "the next or previous part,", line)
                 lines.append(f"{n}-{proc.name}|{line}")
-    return sorted(lines) if x.nn in ("06", "17") else lines
+    return sorted(lines) if at_once else lines
 
 
 @pytest.mark.target(hosts=1)
@@ -102,14 +88,14 @@ def test_swap(run, name):
         pytest.skip("on iWARP the server refuses every grant, and how each of its three "
                     "clients learns it depends on the order they came in: no two runs print "
                     "the same")
-    outputs = {}
+    outputs = []
+    bin_1x = run.build.bin("examples", "1x")
     for lib in (run.build.lib_1x, run.build.bin("src")):
         env = {"LD_LIBRARY_PATH": lib, "RPMA_RXE_NATIVE": "1"}
-        bin_1x = run.build.bin("examples", "1x")
         x = Example(run, name, bin_dir=bin_1x,
                     server_bin_dir=run.build.bin("examples") if ours_server else bin_1x,
-                    server_env={} if ours_server else env, client_env=env, tag="swap")
-        x.server_env["RPMA_RXE_NATIVE"] = "1"
+                    server_env={"RPMA_RXE_NATIVE": "1"} if ours_server else env,
+                    client_env=env, tag="swap")
         loaded = run.host().call([f"{bin_1x}/{name}-client"],
                                  env={"LD_TRACE_LOADED_OBJECTS": "1", "LD_LIBRARY_PATH": lib})
         assert f"=> {lib}/librpma.so.0 " in loaded.output, \
@@ -119,7 +105,6 @@ def test_swap(run, name):
             CHECKS[name](x)
         except Failed as e:
             raise Failed(f"on {lib}: {e}") from None
-        outputs[lib] = normalized(x, run.ip())
-    theirs, ours = outputs.values()
-    assert theirs == ours, "the programs print differently on 1.x and on ours:\n" + "\n".join(
-        difflib.unified_diff(theirs, ours, "1.x", "ours", lineterm=""))
+        outputs.append(normalized(x, run.ip()))
+    assert outputs[0] == outputs[1], "the programs print differently on 1.x and on ours:\n" + \
+        "\n".join(difflib.unified_diff(*outputs, "1.x", "ours", lineterm=""))
