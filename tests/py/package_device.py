@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """tests/py/package_device.py ROOT -- what tests/package/check-packages
-checks with a device, in a boot of the matrix's row rxe: the packages'
-root ROOT (each program chrooted into it) runs the program built on
-Debian's librpma, an APM and a GPSPM pair of fio jobs written for fio
-3.33's engines, and example 17 built out of tree, serving two clients.
+checks with a device, in a boot of the matrix's row rxe, each program
+chrooted into the packages' root ROOT: the program built on Debian's
+librpma, an APM and a GPSPM pair of fio jobs written for fio 3.33's
+engines, and example 17 built out of tree, serving two clients.
 Exit status: 0 all passed, 1 one failed, 2 bad usage, 125 no boot."""
 
 import os
@@ -12,21 +12,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from examples import Failed, grants_checked  # noqa: E402
-from harness import pair  # noqa: E402
+from conftest import TOP  # noqa: E402
+from examples import Example, Failed, grants_checked  # noqa: E402
 from harness.matrix import Target  # noqa: E402
 from harness.session import Run, Session  # noqa: E402
 from harness.vm import BootError  # noqa: E402
+from test_fio import fio_pair  # noqa: E402
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MOUNTS = 'mount -t proc proc "$0/proc" && mount --rbind /sys "$0/sys" && ' \
          'mount --rbind /dev "$0/dev"'
 
 
 def checks(run, root):
-    host = run.host()
-    ip = run.ip()
-    chroot = ["chroot", root]
+    host, ip, chroot = run.host(), run.ip(), ["chroot", root]
     mounted = host.call(["sh", "-c", MOUNTS, root])
     assert mounted.status == 0, mounted.output
     old = host.call(chroot + ["/root/old-program", ip], timeout=120)
@@ -34,23 +32,13 @@ def checks(run, root):
         f"the program built on Debian's: exit {old.status}\n{old.output}"
     print(f"the program built on Debian's runs on ours with the device:\n{old.output}")
     for method in ("apm", "gpspm"):
-        fio = chroot + ["stdbuf", "-oL", "fio"]
-        env = {"RPMA_TEST_IP": ip}
-        result = pair.run(pair.Side(host, fio + [f"/root/fio-jobs/{method}-server.fio"], env,
-                                    name="server"),
-                          [pair.Side(host, fio + [f"/root/fio-jobs/{method}-client.fio"], env)],
-                          300, grace=60)
-        assert result.ok and "err= 0" in result.output("client"), result.report()
+        fio_pair(run, f"/root/fio-jobs/{method}-server.fio", f"/root/fio-jobs/{method}-client.fio",
+                 {"RPMA_TEST_IP": ip}, prefix=chroot)
         print(f"fio pair {method}: the jobs of fio 3.33 ran on the installed engines")
+    x = Example(run, "17-grants", bin_dir="/root/grants-build", tag="package", retries=0)
+    x.wrapper = chroot
     msgs = ["first client", "second client"]
-    grants = "/root/grants-build/17-grants"
-    port = str(run.port())
-    result = pair.run(pair.Side(host, chroot + [f"{grants}-server", ip, port, "--clients", "2"],
-                                name="server"),
-                      [pair.Side(host, chroot + [f"{grants}-client", ip, port, m],
-                                 name=f"client {i + 1}") for i, m in enumerate(msgs)], 120)
-    assert result.ok, result.report()
-    grants_checked(result, msgs)
+    grants_checked(x.pair("--clients", "2", messages=msgs), msgs)
     print("example 17, built out of tree on ours, serves two clients, each in its own part")
 
 
@@ -59,8 +47,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     session = Session(TOP, os.path.join(TOP, "test-results", "package"))
-    target = Target(session.matrix.rows["rxe"], session.matrix.host_release, "host", "plain")
-    run = Run(session, target)
+    run = Run(session, Target(session.matrix.rows["rxe"], session.matrix.host_release, "host",
+                              "plain"))
     try:
         run.ready()
         checks(run, argv[1])
