@@ -1,9 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The Debian packages of this tree (utils/package), checked as a Debian
-user meets them: installed over the distribution's librpma in a fresh
-root, a program built on Debian's run on ours with a device, fio's jobs
-and example 17 through the pair runner, then removed again
-(tests/package/check-packages --help)."""
+"""The Debian packages of this tree (utils/package) as a Debian user meets
+them: tests/package/check-packages (--help says what it checks)."""
 
 import pytest
 from conftest import TOP
