@@ -76,9 +76,7 @@ class Example:
         host, argv, env = self.side(side, *args)
         proc = host.call(self.wrapper + argv, env=env, timeout=self.run.limit(LIMIT))
         proc.name = side
-        result = pair.Result([proc], [])
-        result.single = True
-        self.results.append(result)
+        self.results.append(pair.Result([proc], []))
         if proc.status != status or not all(t in proc.output for t in texts):
             raise Failed(f"the {side} {what}: exit {proc.status}, not {status}:\n{proc.output}")
 
@@ -243,14 +241,6 @@ def grants_checked(r, msgs, persisted=False):
         n = sum(1 for line in server if re.fullmatch(rf'part #\d+: "{re.escape(msg)}"', line))
         if n != 1:
             raise Failed(f'"{msg}" is in {n} parts, not 1\n{r.report()}')
-
-
-def check_refused(x):
-    """A file on a DAX file system where the device has no on-demand
-    paging: the server exits saying so, and what to use."""
-    x.alone("server", [x.run.ip(x.hosts[0]), x.run.port(), x.memory], 1,
-            ["the memory is a file on a DAX file system", "device DAX namespace"],
-            f"given {x.memory} on a device without on-demand paging")
 
 
 CHECKS = {name: globals().get(f"check_{name[:2]}") or functools.partial(check, name[:2])
