@@ -180,6 +180,9 @@ def test_threads(run):
 def test_threads_race(run, tool):
     """The same under helgrind and drd: no data race reported, but
     librdmacm's and the window set's (the suppressions say why)."""
+    if tool == "helgrind":
+        run.long("helgrind takes about 3 minutes in the emulated CPU; drd, in a fifth "
+                 "of that, checks the same program")
     supp = f"{run.place.top}/tests/integration/threads/{tool}.supp"
     argv = ["valgrind", f"--tool={tool}", "--error-exitcode=99", "--vgdb=no",
             f"--suppressions={supp}", program(run, "rpma-threads"), "all", run.port(4)]
