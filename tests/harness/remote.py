@@ -167,6 +167,12 @@ class Remote:
         proc.wait()
         return proc
 
+    def checked(self, argv, env=None, cwd=None, timeout=None):
+        """call(), failing the test unless ARGV exits 0: its Proc."""
+        proc = self.call(argv, env, cwd, timeout)
+        assert proc.status == 0, f"{' '.join(argv)} exited {proc.status}:\n{proc.output}"
+        return proc
+
     def control(self, line):
         self.send(op="control", line=line)
 

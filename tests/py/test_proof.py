@@ -42,18 +42,13 @@ PROVIDER_OPS = {"ibv_post_send": "op_post_send", "ibv_post_recv": "op_post_recv"
 INLINE_COPY = re.compile(r"^(?P<name>\w+)(\$link\d+)? ")
 
 
-def call(place, argv, timeout=600):
-    proc = place.remote.call(argv, timeout=timeout)
-    assert proc.status == 0, f"{argv[0]} exited {proc.status}:\n{proc.output[-4000:]}"
-    return proc
-
-
 def restrict(place, program):
     """PROGRAM with each call through the context's ops restricted to the stub's
     operation: CBMC otherwise takes every function of a compatible type as a
     target, the completion stash's poll (cq_stash.c) among them, and unwinds it,
     recursion included, at every post."""
-    symbols = call(place, ["goto-instrument", "--list-symbols", program]).lines
+    symbols = place.remote.checked(["goto-instrument", "--list-symbols", program],
+                                   timeout=600).lines
     names = {line.split(" ", 1)[0] for line in symbols}
     calls = {}
     for match in filter(None, map(INLINE_COPY.match, symbols)):
@@ -61,8 +56,9 @@ def restrict(place, program):
         if op in names:
             calls[match[0].strip() + ".function_pointer_call.1"] = [op]
     pathlib.Path(place.here(program + ".restrict.json")).write_text(json.dumps(calls, indent=1))
-    call(place, ["goto-instrument", "--function-pointer-restrictions-file",
-                 program + ".restrict.json", program, program + ".restricted"])
+    place.remote.checked(["goto-instrument", "--function-pointer-restrictions-file",
+                          program + ".restrict.json", program, program + ".restricted"],
+                         timeout=600)
     return program + ".restricted"
 
 
@@ -306,8 +302,8 @@ def test_red_check(run, n):
     assert text.count(original) == 1, f"{path}: the original occurs {text.count(original)} times"
     try:
         file.write_text(text.replace(original, weakened), encoding="utf-8")
-        call(run.place, ["cmake", "--build", build, "--target", f"proof_program_{harness}"],
-             timeout=1800)
+        run.place.remote.checked(["cmake", "--build", build, "--target",
+                                  f"proof_program_{harness}"], timeout=1800)
         failed, unreached, _ = prove(run.place, build, harness)
     finally:
         file.write_text(text, encoding="utf-8")

@@ -56,10 +56,8 @@ def test_program(run, module):
 def check(run, argv, timeout=300, wrapper=()):
     """ARGV ({top} and {build} filled in) run from the top of the tree."""
     argv = [a.format(top=run.place.top, build=run.build.path) for a in argv]
-    proc = run.place.remote.call(list(wrapper) + argv, cwd=run.place.top,
-                                 timeout=run.limit(timeout))
-    assert proc.status == 0, f"{' '.join(argv)} exited {proc.status}:\n{proc.output}"
-    return proc
+    return run.place.remote.checked(list(wrapper) + argv, cwd=run.place.top,
+                                    timeout=run.limit(timeout))
 
 
 # the tree's checks, each a program that exits 0 when all is well
