@@ -17,18 +17,15 @@ say() { echo "${0##*/}: $*" >&2; }
 die_usage() { say "$*"; usage >&2; exit 2; }
 
 # number OPTION VALUE: bad usage unless VALUE, OPTION's, is a number
-number() {
-	[[ ${2:-} =~ ^[0-9]+$ ]] || die_usage "$1 wants a number"
-}
+number() { [[ ${2:-} =~ ^[0-9]+$ ]] || die_usage "$1 wants a number"; }
 
 # die_env MESSAGE: the environment let the script down: exit 125
 die_env() { say "$*"; exit 125; }
 
-# nap S: sleeps S seconds (fractions too) without starting a process:
-# under the VM's emulation an exec costs a good part of a second. It reads
-# from a FIFO nobody writes to, opened read-write so that the open does
-# not block: nap_open makes one on tmpfs (9p, the VM's /tmp, has none),
-# which needs no name once open, or a script opens one as nap_fd.
+# nap S: sleeps S seconds (fractions too) starting no process (an exec costs
+# much of a second under the VM's emulation): it reads from a FIFO no one
+# writes to, opened read-write so that the open does not block. nap_open
+# opens one as nap_fd, on tmpfs (9p, the VM's /tmp, has none), unnamed once open.
 nap() { read -rt "$1" -u "$nap_fd" || true; }
 nap_open() {
 	local fifo=/dev/shm/nap.$$.$RANDOM
@@ -37,39 +34,26 @@ nap_open() {
 
 # as_root COMMAND...: COMMAND as root, through sudo when this is not root
 as_root() {
-	if ((EUID == 0)); then
-		"$@"
-	elif command -v sudo >/dev/null; then
-		sudo "$@"
-	else
-		die_env "need root (or sudo) to run: $*"
-	fi
+	if ((EUID == 0)); then "$@"; return; fi
+	command -v sudo >/dev/null && { sudo "$@"; return; }
+	die_env "need root (or sudo) to run: $*"
 }
 
-# missing_packages PACKAGE...: the Debian PACKAGEs that are not
-# installed, one a line
-missing_packages() {
-	local pkg status
-	for pkg; do
-		status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
-		[[ $status == "install ok installed" ]] || echo "$pkg"
-	done
-}
-
-# install_packages [APT_OPTION...] PACKAGE...: installs those of the
-# PACKAGEs that are missing with apt-get (after an update; as root or
-# through sudo; the APT_OPTIONs, like --no-install-recommends, passed to
-# apt-get install), saying which; quiet when none is. Exit 125 when that
-# cannot be done.
+# install_packages [APT_OPTION...] PACKAGE...: the PACKAGEs not installed
+# yet, installed with apt-get (after an update, as root or through sudo, with
+# the APT_OPTIONs such as --no-install-recommends), saying which; quiet when
+# none is missing. Exit 125 when that cannot be done.
 install_packages() {
-	local options=() missing
+	local options=() missing='' pkg
 	while [[ ${1:-} == -* ]]; do
 		options+=("$1")
 		shift
 	done
-	missing=$(missing_packages "$@")
+	for pkg; do
+		[[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) == "install ok installed" ]] ||
+			missing+=${missing:+ }$pkg
+	done
 	[[ -z $missing ]] && return 0
-	missing=${missing//$'\n'/ }
 	command -v apt-get >/dev/null ||
 		die_env "apt-get not found; install by hand: $missing"
 	say "installing $missing"
@@ -103,10 +87,7 @@ copy_source() {
 # mount_at SOURCE TARGET [OPTIONS]: mount OPTIONS SOURCE TARGET, undone
 # (latest first) by unmount_all, which the caller's EXIT trap runs
 mounted=()
-mount_at() {
-	mount "${@:3}" "$1" "$2" && mounted=("$2" "${mounted[@]}")
-}
-
+mount_at() { mount "${@:3}" "$1" "$2" && mounted=("$2" "${mounted[@]}"); }
 unmount_all() {
 	local dir
 	for dir in "${mounted[@]}"; do
@@ -116,15 +97,11 @@ unmount_all() {
 }
 
 # unmount DIR: DIR unmounted, lazily when busy
-unmount() {
-	umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || true
-}
+unmount() { umount "$1" 2>/dev/null || umount -l "$1" 2>/dev/null || true; }
 
-# remove_unmounted DIR: DIR removed, after unmounting what is still
-# mounted in it (an umount that failed, a run killed before its EXIT
-# trap); refused while a mount stays there, for rm does not stop at a
-# bind mount of the same file system (not even with --one-file-system):
-# it would empty the folder mounted there
+# remove_unmounted DIR: DIR removed, after unmounting what is still mounted in
+# it (an umount that failed, a run killed before its EXIT trap); refused while a
+# mount stays, for rm (even --one-file-system) would empty a bind-mounted folder
 remove_unmounted() {
 	local dir left
 	while read -r dir; do
@@ -178,11 +155,10 @@ debian_root() {
 	chmod 755 "$dir/usr/sbin/policy-rc.d"
 }
 
-# shared_fio_tarball TOP: when a folder ../shared/sources lies beside the
-# tree TOP (this project's CI machines have it; it is not part of the
-# project), export it as FIO_SOURCE_TARBALL: fio/fio-source takes the
-# release tarball of the installed fio from there (checked against its
-# SHA256SUMS) when Debian's source package of that fio cannot be fetched
+# shared_fio_tarball TOP: exports ../shared/sources beside the tree TOP (this
+# project's CI machines have it, outside the project), if there, as
+# FIO_SOURCE_TARBALL: fio/fio-source takes the installed fio's release tarball
+# from there (checked against its SHA256SUMS) when Debian's source cannot be had
 shared_fio_tarball() {
 	local dir=$1/../shared/sources
 	[[ -d $dir && -z ${FIO_SOURCE_TARBALL:-} ]] || return 0
@@ -191,11 +167,10 @@ shared_fio_tarball() {
 }
 
 # The two-host link's tc tools: a root netem qdisc (handle 1:) and clsact
-# (ingress and egress filters) on eth0, installed by link_install when a
-# host boots (utils/rxe-vm --hosts 2), before rxe0 exists. A qdisc added
-# or removed while rxe sends fails that transmission and its QP, QP1 too
-# (doc/FAILURES.md, "A qdisc swapped under a QP"): later on, only netem's
-# parameters change and filters come and go.
+# (ingress and egress filters) on eth0, which link_install adds as a host boots
+# (utils/rxe-vm --hosts 2), before rxe0 exists: a qdisc added or removed while
+# rxe sends fails its QP, QP1 too (doc/FAILURES.md, "A qdisc swapped under a
+# QP"), so later only netem's parameters change and filters come and go.
 link_install() {
 	tc qdisc add dev eth0 root handle 1: netem &&
 		tc qdisc add dev eth0 clsact
@@ -226,11 +201,10 @@ link_intact() {
 		[[ $shown == *"qdisc netem 1: root"* && $shown == *"qdisc clsact ffff:"* ]]
 }
 
-# acks_drop_start: this host drops every RDMA acknowledgement it sends
-# (a peer's last message then never completes on its side). RoCEv2 is UDP
-# to port 4791, its BTH's first byte (after 20 bytes of IP and 8 of UDP
-# header) the opcode, 0x11 an RC ACK. On link_install's clsact;
-# acks_drop_stop undoes it.
+# acks_drop_start: this host drops every RDMA acknowledgement it sends, on
+# link_install's clsact (a peer's last message then never completes on its
+# side); acks_drop_stop undoes it. RoCEv2 is UDP to port 4791, its BTH's first
+# byte (after 20 bytes of IP and 8 of UDP header) the opcode, 0x11 an RC ACK.
 acks_drop_start() {
 	tc filter add dev eth0 egress protocol ip prio 1 u32 match ip protocol 17 0xff \
 		match ip dport 4791 0xffff match u8 0x11 0xff at 28 action drop
