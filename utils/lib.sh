@@ -184,9 +184,7 @@ link_netem_clear() {
 }
 
 # link_netem ARGS...: netem's parameters are ARGS and no others
-link_netem() {
-	link_netem_clear && tc qdisc change dev eth0 root netem "$@"
-}
+link_netem() { link_netem_clear && tc qdisc change dev eth0 root netem "$@"; }
 
 # link_reset: no impairment and no filter on eth0
 link_reset() {
