@@ -64,8 +64,7 @@ install_packages() {
 		die_env "apt-get install failed"
 }
 
-# os_release FIELD: this machine's FIELD of /etc/os-release
-# (VERSION_CODENAME, VERSION_ID), empty when it has none
+# os_release FIELD: FIELD (VERSION_CODENAME, VERSION_ID) of /etc/os-release, or empty
 # shellcheck disable=SC1091
 os_release() { (. /etc/os-release 2>/dev/null && echo "${!1:-}"); }
 
