@@ -33,27 +33,37 @@ KILL_AFTER = 5
 HELLO_VARS = ("RPMA_", "RXE_VM_")
 
 
-class Agent:
+class Line:
+    """Either end (Remote, remote.py, the runner's): its processes by id; a
+    line that is no object is passed over (what else a place prints)."""
+
     def __init__(self, rfile, wfile):
         self.rfile = rfile
         self.wfile = wfile
         self.lock = threading.Lock()
         self.procs = {}
 
-    def send(self, **event):
-        data = (json.dumps(event) + "\n").encode()
+    def send(self, **message):
+        data = (json.dumps(message) + "\n").encode()
         with self.lock:
             self.wfile.write(data)
             self.wfile.flush()
 
+    def messages(self):
+        for raw in self.rfile:
+            try:
+                message = json.loads(raw)
+            except ValueError:
+                continue
+            if isinstance(message, dict):
+                yield message
+
+
+class Agent(Line):
     def serve(self):
         self.send(ev="hello", pid=os.getpid(),
                   env={k: v for k, v in os.environ.items() if k.startswith(HELLO_VARS)})
-        for raw in self.rfile:
-            try:
-                request = json.loads(raw)
-            except ValueError:
-                continue
+        for request in self.messages():
             op = request.get("op")
             if op == "run":
                 self.run(request)

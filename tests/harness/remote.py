@@ -4,7 +4,6 @@ stream, on this host, in a Debian root or in a VM. The one way the runner
 starts a process anywhere."""
 
 import contextlib
-import json
 import os
 import re
 import signal
@@ -13,6 +12,8 @@ import subprocess
 import sys
 import threading
 import time
+
+from harness.agent import Line
 
 AGENT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agent.py")
 # Debian's, whatever else PATH holds: the agent runs where pytest may not be
@@ -78,17 +79,14 @@ class Proc:
             return "\n".join(self.lines)
 
 
-class Remote:
+class Remote(Line):
     """An agent's end of the line: run() starts a process there."""
 
     def __init__(self, name, rfile, wfile, closer=None, hello_timeout=60, alive=None):
+        super().__init__(rfile, wfile)
         self.name = name
-        self.rfile = rfile
-        self.wfile = wfile
         self.closer = closer
-        self.procs = {}
         self.next_id = 0
-        self.lock = threading.Lock()
         self.hello = threading.Event()
         self.closed = threading.Event()
         self.env = {}
@@ -103,12 +101,8 @@ class Remote:
 
     def _read(self):
         try:
-            for raw in self.rfile:
-                # (what else the place prints on the way is passed over)
-                with contextlib.suppress(ValueError):
-                    event = json.loads(raw)
-                    if isinstance(event, dict):
-                        self._event(event)
+            for event in self.messages():
+                self._event(event)
         except OSError:
             pass
         self.closed.set()
@@ -132,15 +126,12 @@ class Remote:
             proc._exit(event["status"], event.get("timed_out", False))
 
     def send(self, **request):
-        data = (json.dumps(request) + "\n").encode()
-        with self.lock:
-            if self.closed.is_set():
-                return False
-            try:
-                self.wfile.write(data)
-                self.wfile.flush()
-            except OSError:
-                return False
+        if self.closed.is_set():
+            return False
+        try:
+            super().send(**request)
+        except OSError:
+            return False
         return True
 
     @property
@@ -148,8 +139,7 @@ class Remote:
         return not self.closed.is_set()
 
     def run(self, argv, env=None, cwd=None, timeout=None):
-        """ARGV started there, with ENV over the agent's environment (a
-        value None removes the variable); a Proc."""
+        """ARGV started there, ENV over the agent's (None unsets a variable): a Proc."""
         argv = [str(a) for a in argv]
         with self.lock:
             self.next_id += 1
