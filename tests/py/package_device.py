@@ -25,8 +25,7 @@ MOUNTS = 'mount -t proc proc "$0/proc" && mount --rbind /sys "$0/sys" && ' \
 
 def checks(run, root):
     host, ip, chroot = run.host(), run.ip(), ["chroot", root]
-    mounted = host.call(["sh", "-c", MOUNTS, root])
-    assert mounted.status == 0, mounted.output
+    host.checked(["sh", "-c", MOUNTS, root])
     old = host.call(chroot + ["/root/old-program", ip], timeout=120)
     assert old.status == 0 and re.search(r"^device at .*: peer", old.output, re.M), \
         f"the program built on Debian's: exit {old.status}\n{old.output}"

@@ -33,8 +33,7 @@ def memory_of(x, kind):
     if "env" not in spec and "dir" not in spec:
         return None
     path = f"{host.env[spec['env']] if 'env' in spec else spec['dir']}/example-{x.nn}.mem"
-    made = host.call(["sh", "-c", 'rm -f "$1" && : >"$1"', "sh", path])
-    assert made.status == 0, made.output
+    host.checked(["sh", "-c", 'rm -f "$1" && : >"$1"', "sh", path])
     return path
 
 

@@ -73,7 +73,7 @@ def test_fio(run, name, memory):
     env = {**fio_env(run, run.port(2)), "RPMA_FIO_MEM": mem,
            "RPMA_FIO_DWTP": "1" if pmem else "0", **extra}
     if reads and not pmem:
-        assert run.host().call(["truncate", "-s", "4m", SHM]).status == 0
+        run.host().checked(["truncate", "-s", "4m", SHM])
     jobs = f"{run.place.top}/{JOBS}"
     fio_pair(run, f"{jobs}/{client_job.split('-')[0]}-server.fio", f"{jobs}/{client_job}.fio",
              env, fails[0])

@@ -10,5 +10,4 @@ from conftest import TOP
 def test_packages(request):
     request.config.rpma.stop_boot()
     host = request.config.rpma.place("host").remote
-    proc = host.call([f"{TOP}/tests/package/check-packages"], timeout=1800)
-    assert proc.status == 0, proc.output
+    host.checked([f"{TOP}/tests/package/check-packages"], timeout=1800)
