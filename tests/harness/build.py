@@ -75,8 +75,7 @@ class Builds:
 
     def _fetch_1x(self, name, path):
         """Debian's librpma 1.x unpacked under PATH: its library's folder
-        (BuildError when the archive has none: the tests on 1.x then fail,
-        saying why)."""
+        (BuildError when the archive has none: the tests on 1.x say why)."""
         work = os.path.join(path, "tests", "interop", "work")
         script = ('set -e; [ -f debian/usr/include/librpma.h ] && exit 0; rm -rf debs debian; '
                   'mkdir -p debs; cd debs; apt-get download "$@" >/dev/null 2>&1 || '

@@ -42,8 +42,7 @@ class Report:
         return None
 
     def program(self, listed):
-        """What is wrong with the program beside its cases, or None; LISTED:
-        the case names of its source."""
+        """What is wrong beside its cases (LISTED: its source's), or None."""
         extra, missing = set(self.outcomes) - set(listed), set(listed) - set(self.outcomes)
         if extra:
             return f"reported but not in its source: {sorted(extra)}"
@@ -55,8 +54,7 @@ class Report:
 
 
 def run(remote, argv, xml, env=None, timeout=600):
-    """ARGV (a cmocka program) run with its report written to XML (the
-    path as REMOTE sees it, and the same file here); a Report."""
+    """ARGV (cmocka) run, its XML report at XML (REMOTE's path, ours): a Report."""
     xml_there, xml_here = xml
     with contextlib.suppress(OSError):
         os.unlink(xml_here)

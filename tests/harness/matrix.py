@@ -38,8 +38,7 @@ class Row:
 
     @property
     def order(self):
-        """Its variants in the order its tests run: as listed, plain first
-        unless listed."""
+        """Its variants in the order its tests run (plain first unless listed)."""
         return self.variants if "plain" in self.variants else ("plain",) + self.variants
 
     def rxe_vm_options(self, top):
@@ -52,8 +51,7 @@ class Row:
 
 @dataclass(frozen=True)
 class Target:
-    """Where one run of a test goes: a row, on a release (the host's own
-    or the other one, "place"), in a variant."""
+    """Where a test runs: a row, on a release (place: the host's or "other"), in a variant."""
     row: Row
     release: str
     place: str      # "host" or "other"
@@ -128,8 +126,7 @@ class Matrix:
         return next(r for r in RELEASES if r != self.host_release)
 
     def targets(self):
-        """Every target, in the order the runner takes them: this
-        release's rows, then the other release's."""
+        """Every target in the runner's order: this release's rows, then the other's."""
         found = []
         for place, release in (("host", self.host_release), ("other", self.other_release)):
             for row in self.rows.values():
@@ -145,8 +142,7 @@ class Matrix:
         return found
 
     def expand(self, hosts, variants):
-        """The targets of a test on HOSTS hosts (0: this machine, no VM)
-        that runs in VARIANTS."""
+        """The targets of a test on HOSTS hosts (0: no VM) that runs in VARIANTS."""
         return [t for t in self.targets() if t.row.hosts == hosts and t.variant in variants]
 
     def runs(self, target, memory):
@@ -155,9 +151,8 @@ class Matrix:
         return not target.row.memory or memory in target.row.memory
 
     def parts(self, target):
-        """The parts of utils/test that run TARGET: its variant's, else its
-        row's; on the other release "other-release", but for variants
-        bound to a release."""
+        """The parts of utils/test that run TARGET: its variant's, else its row's;
+        "other-release" on the other release, but for variants bound to one."""
         variant = self.variants[target.variant]
         if target.place == "other" and not variant.get("releases"):
             return {"other-release"}

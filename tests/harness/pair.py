@@ -80,9 +80,8 @@ def start(side, limit, wrapper=()):
 
 
 def run(server, clients, limit, wrapper=(), ready=READY, retries=0, grace=10, listeners=1):
-    """SERVER (or None: nobody listens), then CLIENTS once the server said
-    LISTENERS times that it listens; a Result. RETRIES: how often a client
-    rejected as REJECTED says runs again."""
+    """SERVER (or None), then CLIENTS once it said LISTENERS times that it
+    listens: a Result. RETRIES: how often a client REJECTED runs again."""
     procs = []
     if server is not None:
         sproc = start(server, limit, wrapper)

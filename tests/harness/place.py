@@ -13,10 +13,9 @@ COPY = "/root/librpma"
 
 
 class Place:
-    """NAME ("host" or "other") of RELEASE, reached through REMOTE, its
-    tree at TOP there; RESULTS: a folder of this host's that the place
-    writes into too (its logs, its programs' reports); MAPS: (path here,
-    the same path there)."""
+    """NAME ("host" or "other") of RELEASE, reached through REMOTE, its tree
+    at TOP there; RESULTS: a folder of this host's that the place writes
+    into too (logs, reports); MAPS: (path here, the same path there)."""
 
     def __init__(self, name, release, remote_, top, results, maps=()):
         self.name = name
@@ -39,8 +38,7 @@ class Place:
 
 
 def _swap(path, maps):
-    """PATH under the longest OLD of MAPS ((OLD, NEW) pairs) put under its
-    NEW; PATH itself when it is under none."""
+    """PATH from under the longest OLD of MAPS ((OLD, NEW) pairs) to its NEW, or PATH."""
     for old, new in sorted(maps, key=lambda m: -len(m[0])):
         old, new = old.rstrip("/"), new.rstrip("/")
         if path == old or path.startswith(old + "/"):
@@ -53,8 +51,7 @@ def host(top, release, results):
 
 
 def other(top, release, results):
-    """The tree in a root of RELEASE, made or reused by utils/other-release
-    with what it needs installed; RESULTS (here) is its test-results/."""
+    """The tree in a root of RELEASE (utils/other-release); RESULTS: its test-results/."""
     os.makedirs(results, exist_ok=True)
     start = "utils/install-deps >&2 && exec /usr/bin/python3 tests/harness/agent.py --stdio"
     agent = remote.spawn(f"Debian {release}",

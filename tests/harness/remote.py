@@ -23,8 +23,7 @@ LOST = "lost"
 
 
 class Proc:
-    """A process the agent started: its output lines and, once it ended,
-    its status (as a shell gives it, or LOST)."""
+    """A process the agent started: its output lines and status (a shell's, or LOST)."""
 
     def __init__(self, remote, n, argv):
         self.remote = remote
@@ -53,8 +52,7 @@ class Proc:
             return self.status
 
     def wait_line(self, pattern, timeout, count=1):
-        """The match of PATTERN in the COUNTth line that has it, or None
-        once the process ended or TIMEOUT seconds passed without it."""
+        """PATTERN's match in its COUNTth line; None once it ended or TIMEOUT s passed."""
         regex, found, seen = re.compile(pattern), [], 0
 
         def scan():
@@ -174,8 +172,7 @@ class Remote(Line):
 
 
 def spawn(name, argv, hello_timeout=600, stderr=None):
-    """An agent started as ARGV (which ends by starting agent.py
-    --stdio), over its stdin and stdout."""
+    """An agent started as ARGV (ending in agent.py --stdio), over its stdin and stdout."""
     child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              stderr=stderr)
 

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""One run of the suite: its places, their builds, the boot now up, and
-what a test gets to work with (Run)."""
+"""One run of the suite: its places and builds, the boot up, and what a
+test works with (Run)."""
 
 import contextlib
 import os
@@ -54,8 +54,7 @@ class Session:
                 self.work[key] = self.ahead.submit(work)
 
     def later(self, key, work):
-        """What WORK returns (or raises): done ahead, or here and now if it
-        has not begun yet."""
+        """What WORK returns (or raises): done ahead, or now if not begun."""
         with self.lock:
             future = self.work.get(key)
             now = future is None or future.cancel()
@@ -88,10 +87,9 @@ class Session:
         return self.builds[place].get(name)
 
     def plan(self, targets, works=()):
-        """Each boot's variants noted, so that it starts with all their
-        builds made (the guest caches the host's files: a build made while
-        a VM runs may look stale there); those builds, then WORKS ((key,
-        work): the tests' own), queued ahead."""
+        """Each boot's variants noted, to start it with their builds made (a
+        build made while a VM runs may look stale to the guest's cache); those
+        builds, then WORKS ((key, work): the tests' own), queued ahead."""
         for target in targets:
             if target.row.hosts:
                 self.needs.setdefault(target.boot_key, set()).add(target.variant)
@@ -101,8 +99,7 @@ class Session:
             self.early(key, work)
 
     def enter(self, target):
-        """The boot of TARGET up (the current one, unless it is another's
-        or a failure asked for a fresh one)."""
+        """TARGET's boot up: the current one, unless another's or a restart's."""
         key = target.boot_key
         if self.boot is not None and (self.boot_key != key or self.restart):
             self.stop_boot()
@@ -143,8 +140,7 @@ class Session:
         self.boot = self.boot_key = None
 
     def diagnose(self):
-        """What each host of the boot says of itself after a failure: the
-        kernel's last lines, the RDMA resources left, the device's counters."""
+        """Each host's last kernel lines, RDMA resources left and device counters."""
         if self.boot is None:
             return "no boot"
         text = []
@@ -167,8 +163,7 @@ class Session:
 
 
 class Run:
-    """What a test works with on its target: its place and build, the boot
-    and its hosts, ports, capabilities, and the row's defects."""
+    """What a test works with: place, build, boot, hosts, ports, caps, defects."""
 
     def __init__(self, session, target):
         self.session = session
@@ -215,8 +210,8 @@ class Run:
 
     @contextlib.contextmanager
     def defect(self, name, when=True):
-        """The block is an expected failure where the row has defect NAME
-        (and WHEN holds), strictly: passing there fails the test."""
+        """The block is a strict expected failure where the row has defect
+        NAME (and WHEN holds): passing there fails the test."""
         reason = self.session.matrix.defect(self.target, name) if when else None
         if reason is None:
             yield
@@ -229,8 +224,7 @@ class Run:
                     f"kernel: take it out of the row in tests/matrix.toml", pytrace=False)
 
     def skip_defect(self, name, seen):
-        """Skipped where the row has defect NAME, which shows here only now
-        and then (SEEN says how often)."""
+        """Skipped where the row has defect NAME, seen now and then (SEEN: how often)."""
         reason = self.session.matrix.defect(self.target, name)
         if reason is not None:
             pytest.skip(f"{reason}; here it shows only now and then ({seen})")

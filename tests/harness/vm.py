@@ -24,8 +24,7 @@ class BootError(Exception):
 
 
 class Boot:
-    """The VMs of one row, started by LAUNCHER (the place whose rxe-vm
-    runs them: this host, or a root of the other release)."""
+    """The VMs of one row, started by LAUNCHER (the place whose utils/rxe-vm runs them)."""
 
     def __init__(self, name, options, hosts, launcher, logdir, env=None):
         self.name = name
@@ -41,9 +40,8 @@ class Boot:
         self.agent_dir = None
 
     def start(self):
-        """Boots the VMs and greets their agents; BootError if it fails.
-        One host with a real RDMA device (RPMA_TEST_IP set, as utils/rxe-vm
-        says) is this machine: no VM."""
+        """Boots the VMs and greets their agents; BootError if it fails. One
+        host with a real RDMA device (native()) is this machine: no VM."""
         if self.hosts == 1 and self.launcher.name == "host" and native():
             self.remotes[0] = remote.local()
             return
@@ -127,8 +125,7 @@ class Boot:
 
 
 def native():
-    """Whether this machine has an RDMA device the tests are pointed at
-    (RPMA_TEST_IP set), where utils/rxe-vm runs a command without a VM."""
+    """Whether the tests are pointed (RPMA_TEST_IP) at this machine's RDMA device."""
     devices = "/sys/class/infiniband"
     return bool(os.environ.get("RPMA_TEST_IP")) and os.path.isdir(devices) and \
         bool(os.listdir(devices))

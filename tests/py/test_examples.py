@@ -80,9 +80,8 @@ def normalized(x, ip):
 @pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_swap(run, name):
-    """NAME's programs built against 1.x's header and library
-    (examples/1x) run on 1.x's library, then on ours; 17's server, which
-    grants, is ours both times."""
+    """NAME's programs built on 1.x (examples/1x) run on 1.x's library, then on
+    ours; 17's server, which grants, is ours both times."""
     skip_1x_on_iwarp(run)
     ours_server = name.startswith("17")
     if ours_server and run.caps["iwarp"]:

@@ -95,9 +95,8 @@ def test_fio_error(run, name):
 @pytest.mark.target(hosts=1, variants=("fio",))
 @pytest.mark.parametrize("method", ("apm", "gpspm"))
 def test_fio_example(run, method, tmp_path):
-    """fio's own example job files for these engines (Debian's
-    fio-examples), unchanged but for the ioengine= line and the serverip
-    placeholder; 15 s ramp, 60 s each."""
+    """fio's example jobs for these engines (Debian's fio-examples), unchanged but
+    for the ioengine= line and the serverip placeholder; 15 s ramp, 60 s each."""
     run.long("runs fio's examples for 2.5 minutes")
     jobs = []
     for side in ("server", "client"):

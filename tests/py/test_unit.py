@@ -46,8 +46,7 @@ def test_case(run, module, case):
 @pytest.mark.target(hosts=0, variants=UNIT_VARIANTS)
 @pytest.mark.parametrize("module", MODULES)
 def test_program(run, module):
-    """The program ends well once its cases ran: no crash at exit, no leak,
-    every case of its source reported, and no other."""
+    """It ends well: no crash at exit, no leak, its source's cases reported, no other."""
     problem = unit_report(run, module).program(
         cmocka.cases(os.path.join(UNIT, module, f"{module}.c")))
     assert problem is None, f"unit_{module}: {problem}"
