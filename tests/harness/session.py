@@ -143,17 +143,9 @@ class Session:
         """Each host's last kernel lines, RDMA resources left and device counters."""
         if self.boot is None:
             return "no boot"
-        text = []
-        for n, remote in enumerate(self.boot.remotes):
-            if remote is None or not remote.alive:
-                text.append(f"host {n}: gone")
-            else:
-                text.append(f"host {n}:\n{remote.call(['sh', '-c', DIAGNOSIS], timeout=60).output}")
-        return "\n".join(text)
-
-    def crashed(self):
-        """The line of the boot's consoles that says a guest crashed."""
-        return self.boot.crash() if self.boot is not None else None
+        return "\n".join(f"host {n}: gone" if r is None or not r.alive else
+                         f"host {n}:\n{r.call(['sh', '-c', DIAGNOSIS], timeout=60).output}"
+                         for n, r in enumerate(self.boot.remotes))
 
     def close(self):
         self.ahead.shutdown(cancel_futures=True)
@@ -165,7 +157,7 @@ class Session:
 class Run:
     """What a test works with: place, build, boot, hosts, ports, caps, defects."""
 
-    def __init__(self, session, target):
+    def __init__(self, session, target, round_=1, long_runs=False):
         self.session = session
         self.target = target
         self.row = target.row
@@ -174,8 +166,7 @@ class Run:
         self.slower = self.variant.get("slower", 1)
         self.env = dict(self.variant.get("env", {}))
         self.boot = None
-        self.round = 1
-        self.long_runs = False
+        self.round, self.long_runs = round_, long_runs
 
     def ready(self):
         """The target's build made and its boot up: raises what failed."""

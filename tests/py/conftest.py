@@ -85,8 +85,7 @@ def param(item, name, default=None):
     return callspec.params.get(name, default) if callspec else default
 
 
-def target_of(item):
-    return param(item, "target")
+target_of = functools.partial(param, name="target")
 
 
 def work_of(item):
@@ -105,14 +104,11 @@ def pytest_collection_modifyitems(session, config, items):
     kept, dropped = [], []
     for item in items:
         target = target_of(item)
-        if target is not None:
-            parts = rpma.matrix.parts(target)
-            if not rpma.matrix.runs(target, item.callspec.params.get("memory")):
-                dropped.append(item)
-                continue
+        if target is None:
+            parts, runs = {m.args[0] for m in item.iter_markers("part")}, True
         else:
-            parts = {m.args[0] for m in item.iter_markers("part")}
-        (kept if not wanted or parts & wanted else dropped).append(item)
+            parts, runs = rpma.matrix.parts(target), rpma.matrix.runs(target, param(item, "memory"))
+        (kept if runs and (not wanted or parts & wanted) else dropped).append(item)
     # each boot's tests in one go (with --count, round after round); those
     # whose work is done ahead last, by when it is
     kept.sort(key=lambda item: (work_of(item) is not None,
@@ -131,9 +127,7 @@ def run(request, target):
     reason = rpma.matrix.skip_reason(target)
     if reason:
         pytest.skip(reason)
-    made = Run(rpma, target)
-    made.round = param(request.node, "round_", 1)
-    made.long_runs = request.config.getoption("long")
+    made = Run(rpma, target, param(request.node, "round_", 1), request.config.getoption("long"))
     work = work_of(request.node)
     made.ahead = lambda: rpma.later(request.node.nodeid, work)
     return made
@@ -151,7 +145,7 @@ def pytest_runtest_protocol(item, nextitem):
     rpma = item.config.rpma
     item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     reports = runtestprotocol(item, nextitem=nextitem, log=False)
-    crash = rpma.crashed() if any(r.failed for r in reports) else None
+    crash = rpma.boot.crash() if rpma.boot and any(r.failed for r in reports) else None
     if crash:
         # the next boot is a new one; the first try's consoles stay
         rpma.stop_boot()
