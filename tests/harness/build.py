@@ -92,14 +92,11 @@ class Builds:
 
 def read_cache(path):
     """The entries of PATH/CMakeCache.txt, by name."""
-    entries = {}
     try:
         with open(os.path.join(path, "CMakeCache.txt"), encoding="utf-8") as f:
-            for line in f:
-                if line.startswith(("#", "//")) or "=" not in line:
-                    continue
-                key, value = line.rstrip("\n").split("=", 1)
-                entries[key.split(":", 1)[0]] = value
+            lines = f.read().splitlines()
     except OSError:
-        pass
-    return entries
+        return {}
+    entries = (line.split("=", 1) for line in lines
+               if "=" in line and not line.startswith(("#", "//")))
+    return {key.split(":", 1)[0]: value for key, value in entries}

@@ -171,10 +171,9 @@ class Remote(Line):
             self.closer = None
 
 
-def spawn(name, argv, hello_timeout=600, stderr=None):
+def spawn(name, argv, hello_timeout=600):
     """An agent started as ARGV (ending in agent.py --stdio), over its stdin and stdout."""
-    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                             stderr=stderr)
+    child = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def closer():
         with contextlib.suppress(OSError):

@@ -80,11 +80,8 @@ class Boot:
 
     def revive(self, n):
         """Host N up again if a test killed it and did not boot it."""
-        current = self.remotes[n]
-        if current is not None and current.alive:
-            return
         try:
-            self.remotes[n] = self._connect(n, 5)
+            self.host(n, timeout=5)
         except ConnectionError:
             self.host(1 - n).control(f"boot {n}")
             self.host(n)
@@ -102,8 +99,7 @@ class Boot:
 
     def crash(self):
         """The console line that says a guest kernel crashed, or None."""
-        found = [m[0] for m in map(CRASH.search, self.consoles()) if m]
-        return found[0] if found else None
+        return next((m[0] for m in map(CRASH.search, self.consoles()) if m), None)
 
     def tail(self, lines=25):
         text = self.proc.output.splitlines() if self.proc else []
