@@ -50,11 +50,9 @@ def restrict(place, program):
     symbols = place.remote.checked(["goto-instrument", "--list-symbols", program],
                                    timeout=600).lines
     names = {line.split(" ", 1)[0] for line in symbols}
-    calls = {}
-    for match in filter(None, map(INLINE_COPY.match, symbols)):
-        op = PROVIDER_OPS.get(match["name"])
-        if op in names:
-            calls[match[0].strip() + ".function_pointer_call.1"] = [op]
+    copies = [(m[0].strip(), PROVIDER_OPS.get(m["name"]))
+              for m in map(INLINE_COPY.match, symbols) if m]
+    calls = {f"{copy}.function_pointer_call.1": [op] for copy, op in copies if op in names}
     pathlib.Path(place.here(program + ".restrict.json")).write_text(json.dumps(calls, indent=1))
     place.remote.checked(["goto-instrument", "--function-pointer-restrictions-file",
                           program + ".restrict.json", program, program + ".restricted"],
@@ -92,8 +90,7 @@ def prove(place, build, harness):
 
 
 def prove_ahead(session, target, name):
-    build = session.build(target.place, "proof")
-    return prove(session.place(target.place), build.path, name)
+    return prove(session.place(target.place), session.build(target.place, "proof").path, name)
 
 
 @pytest.mark.target(hosts=0, variants=("proof",))
@@ -239,12 +236,11 @@ CHANGES = [
     *edits("conn_req.c", "(pdata->len == 0 || pdata->ptr == NULL)",
            ("pdata->len == 0", "conn_private_data", "private data without bytes is refused"),
            ("pdata->ptr == NULL", "conn_private_data", "private data without bytes is refused")),
-    # flush.c: the entry a read-after-write flush reads into, the peer's byte
+    # flush.c: the entry a read-after-write flush reads into, the peer's byte, and its size
     ("flush.c", "sge->length = RAW_SIZE;", "sge->length = 2;", "flush", "reads one byte"),
     ("flush.c", "sge->addr = (uint64_t)(uintptr_t)flush->raw;",
      "sge->addr = (uint64_t)(uintptr_t)flush->raw + 1;",
      "flush", "into the peer's registered byte"),
-    # flush.c: the byte a read-after-write flush reads into
     ("flush.c", "#define RAW_SIZE 1", "#define RAW_SIZE 0", "flush", "reads one byte"),
 ]
 

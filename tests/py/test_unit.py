@@ -98,11 +98,8 @@ def test_cfg_threads(run):
     check(run, CFG_THREADS)
 
 
-VALGRIND_TOOLS = ("helgrind", "drd")
-
-
 @pytest.mark.target(hosts=0, variants=("valgrind",))
-@pytest.mark.parametrize("tool", VALGRIND_TOOLS)
+@pytest.mark.parametrize("tool", ("helgrind", "drd"))
 def test_cfg_threads_race(run, tool):
     """The same under helgrind and drd, with no suppression: the
     configurations' fields are atomic, as in librpma 1.x."""
