@@ -32,14 +32,13 @@ class Report:
         self.proc = proc
         self.outcomes = outcomes
 
-    def case(self, name):
-        """None when case NAME passed, else ("failed" or "skipped", why)."""
+    def verdict(self, name):
+        """Case NAME's outcome as the test's: passed, failed, or skipped."""
         if name not in self.outcomes:
-            return "skipped", (f"never reported: the program ended with status "
-                               f"{self.proc.status} before (its own test says why)")
+            pytest.skip(f"never reported: the program ended with status {self.proc.status} "
+                        f"before (its own test says why)")
         if self.outcomes[name] is not None:
-            return "failed", self.outcomes[name]
-        return None
+            pytest.fail(self.outcomes[name])
 
     def program(self, listed):
         """What is wrong beside its cases (LISTED: its source's), or None."""
@@ -74,10 +73,3 @@ def parse(path):
         outcomes[case.get("name")] = None if problem is None else (
             problem.get("message") or problem.text or "failed")
     return outcomes
-
-
-def verdict(outcome):
-    """A case's outcome (Report.case) as the test's."""
-    if outcome is not None:
-        kind, why = outcome
-        (pytest.skip if kind == "skipped" else pytest.fail)(why)

@@ -164,7 +164,7 @@ def report(place):
 
 @pytest.mark.parametrize("case", CASES)
 def test_case(report, case):
-    cmocka.verdict(report.case(case))
+    report.verdict(case)
 
 
 def test_program(report):

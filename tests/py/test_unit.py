@@ -40,7 +40,7 @@ def unit_report(run, module):
 @pytest.mark.target(hosts=0, variants=UNIT_VARIANTS)
 @pytest.mark.parametrize("module,case", CASES, ids=[f"{m}-{c}" for m, c in CASES])
 def test_case(run, module, case):
-    cmocka.verdict(unit_report(run, module).case(case))
+    unit_report(run, module).verdict(case)
 
 
 @pytest.mark.target(hosts=0, variants=UNIT_VARIANTS)
