@@ -88,8 +88,7 @@ class Remote(Line):
         self.hello = threading.Event()
         self.closed = threading.Event()
         self.env = {}
-        self.reader = threading.Thread(target=self._read, daemon=True)
-        self.reader.start()
+        threading.Thread(target=self._read, daemon=True).start()
         deadline = time.monotonic() + hello_timeout
         while not self.hello.wait(0.2):
             if self.closed.is_set() or time.monotonic() > deadline or \

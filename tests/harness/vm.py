@@ -57,14 +57,10 @@ class Boot:
         self.proc = self.launcher.remote.run(argv, self.env)
         try:
             for n in range(self.hosts):
-                self.remotes[n] = self._connect(n, BOOT_TIMEOUT)
+                self.host(n, BOOT_TIMEOUT)
         except ConnectionError as e:
             self.stop()
             raise BootError(f"{self.name}: the VM did not come up ({e}):\n{self.tail()}") from e
-
-    def _connect(self, n, timeout):
-        return remote.connect(f"{self.name} host {n}", f"{self.agent_dir}/agent.{n}", timeout,
-                              lambda: self.proc.status is None)
 
     def console(self, n=None):
         """Host N's console log (both hosts' with N None: the base name)."""
@@ -73,9 +69,9 @@ class Boot:
 
     def host(self, n=0, timeout=300):
         """Host N's agent; after a reboot, the new boot's, once it answers."""
-        current = self.remotes[n]
-        if current is None or not current.alive:
-            self.remotes[n] = self._connect(n, timeout)
+        if self.remotes[n] is None or not self.remotes[n].alive:
+            self.remotes[n] = remote.connect(f"{self.name} host {n}", f"{self.agent_dir}/agent.{n}",
+                                             timeout, lambda: self.proc.status is None)
         return self.remotes[n]
 
     def revive(self, n):
