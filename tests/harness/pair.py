@@ -1,12 +1,11 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The one pair runner: a server, then its clients, on one place or two.
 
-A server is ready once it prints "listening on ADDR:PORT" (every server
-of the tree does); its clients start then, all at once, each within a
-time limit. Once one side has ended with a failure, the other side gets
-GRACE seconds more, then is stopped: a server left waiting for a client
-that is gone (or the other way round) ends the test at once. The port
-is the caller's, from its boot (ports.py)."""
+A server is ready once it prints "listening on ADDR:PORT"; its clients
+start then, all at once, each within a time limit. Once one side ended
+with a failure, the other gets GRACE seconds more, then is stopped: a
+server left waiting for a client that is gone (or the other way round)
+ends the test at once. The port is the caller's, from its boot (ports.py)."""
 
 import re
 import signal
