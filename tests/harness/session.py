@@ -37,8 +37,7 @@ class Session:
         self.places = {}
         self.builds = {}
         self.needs = {}         # boot key: the variants its tests take
-        self.boot = None
-        self.boot_key = None
+        self.boot = self.boot_key = None
         self.broken = {}        # boot key: why it did not come up
         self.boots_made = 0
         self.restart = False

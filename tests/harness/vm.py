@@ -35,9 +35,7 @@ class Boot:
         self.hosts = hosts
         self.ports = Ports()
         self.remotes = [None] * hosts
-        self.proc = None
-        self.caps = None
-        self.agent_dir = None
+        self.proc = self.caps = self.agent_dir = None
 
     def start(self):
         """Boots the VMs and greets their agents; BootError if it fails. One
