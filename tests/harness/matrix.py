@@ -59,12 +59,9 @@ class Target:
 
     @property
     def id(self):
-        parts = [self.row.name]
-        if self.place == "other":
-            parts.insert(0, self.release)
-        if self.variant != "plain":
-            parts.append(self.variant)
-        return "-".join(parts)
+        prefix = f"{self.release}-" if self.place == "other" else ""
+        suffix = "" if self.variant == "plain" else f"-{self.variant}"
+        return f"{prefix}{self.row.name}{suffix}"
 
     @property
     def boot_key(self):
