@@ -78,14 +78,11 @@ def prove(place, build, harness):
     failed = [m for m in results if m["status"] == "FAILURE" and WITNESS not in m["text"]]
     unreached = [f"never reached: {m[0]}" for m in results
                  if m["status"] == "SUCCESS" and WITNESS in m["text"]]
-    names, shown, traces = {m["name"] for m in failed}, False, []
-    for line in proc.lines:
-        if line.startswith("Trace for "):
-            shown = line[len("Trace for "):].rstrip(":") in names
-        elif line.startswith("** "):
-            shown = False
-        if shown:
-            traces.append(line)
+    # each failed property's trace: from "Trace for NAME:" to the next trace or "** " line
+    names = {m["name"] for m in failed}
+    blocks = re.split(r"^(?=Trace for |\*\* )", proc.output, flags=re.M)
+    traces = [b.removesuffix("\n") for b in blocks if b.startswith("Trace for ")
+              and b.split("\n", 1)[0].removeprefix("Trace for ").rstrip(":") in names]
     return [m[0] for m in failed], unreached, traces
 
 
