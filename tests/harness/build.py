@@ -63,8 +63,7 @@ class Builds:
         why_no_1x = ""
         if spec.get("peer_1x"):
             try:
-                lib = self._fetch_1x(name, path)
-                options.append(f"-DLIBRPMA_1X_LIBDIR={lib}")
+                options.append(f"-DLIBRPMA_1X_LIBDIR={self._fetch_1x(name, path)}")
             except BuildError as e:
                 why_no_1x = str(e)
         env = {"CC": spec["cc"]} if "cc" in spec else None
