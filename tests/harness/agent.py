@@ -7,9 +7,8 @@ the other release, or on this host.
                                        VM's port, utils/rxe-vm --agent)
 
 One JSON object a line each way (remote.py is the other end). Requests:
-  run {id, argv, env, cwd, timeout}  start a process in a session of its
-        own, stdout and stderr into one pipe, for TIMEOUT s at most (TERM,
-        then KILL 5 s later)
+  run {id, argv, env, cwd, timeout}  a process in a session of its own,
+        stdout and stderr one pipe, TIMEOUT s at most (TERM, KILL 5 s later)
   signal {id, sig}   to the process's whole group
   control {line}     LINE to utils/rxe-vm's control port ("kill 1", "boot 1")
   quit               every process killed, then exit

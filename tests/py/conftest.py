@@ -40,10 +40,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
-    config.addinivalue_line("markers", "target(hosts=0, variants=('plain',), other=True): the "
-                            "test runs on every target of the matrix with that many hosts (0: "
-                            "this machine, no VM) and one of these variants (other=False: not "
-                            "on the other release's)")
+    config.addinivalue_line("markers", "target(hosts=0, variants=('plain',), other=True): runs "
+                            "on every matrix target with that many hosts (0: this machine, no "
+                            "VM) and one of these variants (other=False: not the other release's)")
     config.addinivalue_line("markers", "part(NAME): the part of utils/test a test without "
                             "a target belongs to")
     config.addinivalue_line("markers", "ahead(work=WORK): WORK(session, target, **params) is done "
