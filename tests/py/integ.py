@@ -30,36 +30,33 @@ class Case:
         return self.name
 
 
-def program(run, name="rpma-integ", build=None):
-    build = build or run.build
+def program(run, name="rpma-integ"):
     sub = {"rpma-scale": ("tests", "scale"), "rpma-threads": ("tests", "integration", "threads"),
            "rpma-verbs-atomic-write": ("tests", "verbs")}.get(name, ("tests", "integration"))
-    return build.bin(*sub, name)
+    return run.build.bin(*sub, name)
 
 
-def sides(run, case, env=None, server_env=None, client_env=None, hosts=(0, 0), build=None,
-          test=None, prog="rpma-integ"):
-    """The server and client Sides of CASE (TEST names the test of
-    tests.def when it is not CASE's name) on the hosts HOSTS."""
-    test = test or case.name
-    limit = run.limit(LIMIT)
-    port = run.port()
-    common = {"RPMA_TEST_PORT": str(port), "RPMA_TEST_WAIT_MS": str(limit * 1000 // 3)}
-    common.update(run.env)
-    common.update(env or {})
+def sides(run, case, env=None, server_env=None, client_env=None, hosts=(0, 0),
+          prog="rpma-integ", libs=("ours", "ours")):
+    """The server and client Sides of CASE on the hosts HOSTS, on the
+    libraries LIBS ("ours", the build's, or a name of PEERS)."""
+    wait_ms = run.limit(LIMIT) * 1000 // 3
+    common = {"RPMA_TEST_PORT": str(run.port()), "RPMA_TEST_WAIT_MS": str(wait_ms),
+              **run.env, **(env or {})}
     if hosts[1] != hosts[0]:
         common["RPMA_TEST_SERVER_IP"] = run.ip(hosts[0])
-    server = None
-    if case.server:
-        name = "rpma-integ-grant" if case.server == "grant" else prog
-        server = pair.Side(run.host(hosts[0]), [program(run, name, build), test, "server"],
-                           dict(common, **(server_env or {})),
-                           expect=137 if case.killed == "server" else 0, name="server")
-    clients = [pair.Side(run.host(hosts[1]), [program(run, prog, build), test, "client", i],
-                         dict(common, **(client_env or {})),
-                         expect=137 if case.killed == "client" else 0, name=f"client {i}")
-               for i in range(case.clients)]
-    return server, clients
+
+    def side(role, extra, lib, *index):
+        binary = "rpma-integ-grant" if role == "server" and case.server == "grant" else prog
+        peer = {} if lib == "ours" else {"LD_LIBRARY_PATH": PEERS[lib](run)}
+        return pair.Side(run.host(hosts[role == "client"]),
+                         [program(run, binary), case.name, role, *index],
+                         {**common, **(extra or {}), **peer},
+                         expect=137 if case.killed == role else 0,
+                         name=f"{role} {index[0]}" if index else role)
+
+    server = side("server", server_env, libs[0]) if case.server else None
+    return server, [side("client", client_env, libs[1], i) for i in range(case.clients)]
 
 
 def run_pair(run, case, limit=None, **kwargs):

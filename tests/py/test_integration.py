@@ -11,10 +11,8 @@ import re
 import pytest
 from conftest import TOP
 
-from harness import pair
 from harness.matrix import memory_kinds
-from integ import (LIMIT, PEERS, Case, need, program, run_pair, sides, skip_1x_on_iwarp,
-                   version_1x)
+from integ import LIMIT, PEERS, Case, need, program, run_pair, skip_1x_on_iwarp, version_1x
 
 IWARP_WINDOWS = "no type-2 memory windows: the grants fail at the call with RPMA_E_NOSUPP"
 CASES = [
@@ -58,6 +56,7 @@ CASES = [
 WITH_1X = ["connect_pdata", "write_flush", "read", "atomic_write", "ping_pong", "imm", "rcq",
            "flush_types", "plain_attack"]
 BY_NAME = {case.name: case for case in CASES}
+CLIENT_ON_1X = ("ours", "1.x")
 VARIANTS = ("plain", "sanitizers", "valgrind")
 # under valgrind, hundreds of connections (the attacks) or five programs
 # at once take 25 to 45 s a case, on the paths the other cases take there
@@ -85,18 +84,15 @@ def test_with_1x(run, name, side):
     """NAME with librpma 1.x as SIDE, ours as the other; RPMA_TEST_1X tells
     both which side runs 1.x, for the few expectations that differ."""
     skip_1x_on_iwarp(run)
-    on = {"RPMA_TEST_1X": side}
-    lib = {"LD_LIBRARY_PATH": PEERS["1.x"](run)}
-    run_pair(run, BY_NAME[name], env=on, server_env=lib if side == "server" else None,
-             client_env=lib if side == "client" else None)
+    libs = ("1.x", "ours") if side == "server" else CLIENT_ON_1X
+    run_pair(run, BY_NAME[name], env={"RPMA_TEST_1X": side}, libs=libs)
 
 
 @pytest.mark.target(hosts=1)
 def test_grant_ops_1x_client(run):
     """A grant's descriptor used by a client on 1.x."""
     skip_1x_on_iwarp(run)
-    run_pair(run, BY_NAME["grant_ops"], env={"RPMA_TEST_1X": "client"},
-             client_env={"LD_LIBRARY_PATH": run.build.lib_1x})
+    run_pair(run, BY_NAME["grant_ops"], env={"RPMA_TEST_1X": "client"}, libs=CLIENT_ON_1X)
 
 
 @pytest.mark.target(hosts=1)
@@ -104,39 +100,36 @@ def test_conn_req_on_1x(run):
     """A connection request on 1.x, which learns 1.x's version: 1.3 makes
     no QP on iWARP, which the test asserts there."""
     version = version_1x(run)
-    run_pair(run, Case("conn_req", server=""),
-             client_env={"LD_LIBRARY_PATH": run.build.lib_1x, "RPMA_TEST_1X": "client",
-                         "RPMA_TEST_1X_VERSION": version})
+    run_pair(run, Case("conn_req", server=""), libs=CLIENT_ON_1X,
+             env={"RPMA_TEST_1X": "client", "RPMA_TEST_1X_VERSION": version})
 
 
 # A pair once more with one side on another build of ours, or asking for
-# what soft-RoCE is not given by default. (test, server env, client env,
-# what the build must post natively, what the device must serve)
-NONATIVE = "{build}/tests/integration/nonative"
+# what soft-RoCE is not given by default. (test, the rdma-core flag its
+# native operation needs, run_pair's arguments)
 RXE_NATIVE = {"RPMA_RXE_NATIVE": "1"}
 TWINS = {
     # a peer whose build cannot post native FLUSH; RPMA_TEST_FLUSH says what
     # the client's flushes complete as (librpma(7), "Native FLUSH")
-    "flush_types_server_nonative": ("flush_types", {"LD_LIBRARY_PATH": NONATIVE, **RXE_NATIVE},
-                                    {"RPMA_TEST_FLUSH": "native"}, "HAVE_IBV_FLUSH"),
-    "flush_types_client_nonative": ("flush_types", {}, {"LD_LIBRARY_PATH": NONATIVE,
-                                    "RPMA_TEST_FLUSH": "read"}, "HAVE_IBV_FLUSH"),
+    "flush_types_server_nonative": ("flush_types", "HAVE_IBV_FLUSH", dict(
+        libs=("ours-nonative", "ours"), server_env=RXE_NATIVE,
+        client_env={"RPMA_TEST_FLUSH": "native"})),
+    "flush_types_client_nonative": ("flush_types", "HAVE_IBV_FLUSH", dict(
+        libs=("ours", "ours-nonative"), client_env={"RPMA_TEST_FLUSH": "read"})),
     # on soft-RoCE the library posts no native ATOMIC WRITE and invites no
     # native FLUSH unless asked (src/peer.c): these ask on both sides
-    "atomic_write_rxe_native": ("atomic_write", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_ATOMIC_WRITE"),
-    "flush_types_rxe_native": ("flush_types", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_FLUSH"),
-    "grant_ops_rxe_native": ("grant_ops", RXE_NATIVE, RXE_NATIVE, "HAVE_IBV_FLUSH"),
+    "atomic_write_rxe_native": ("atomic_write", "HAVE_IBV_ATOMIC_WRITE", dict(env=RXE_NATIVE)),
+    "flush_types_rxe_native": ("flush_types", "HAVE_IBV_FLUSH", dict(env=RXE_NATIVE)),
+    "grant_ops_rxe_native": ("grant_ops", "HAVE_IBV_FLUSH", dict(env=RXE_NATIVE)),
 }
 
 
 @pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("twin", sorted(TWINS))
 def test_twin(run, twin):
-    test, server_env, client_env, flag = TWINS[twin]
+    test, flag, kwargs = TWINS[twin]
     need(run, flag)
-    fill = {k: v.format(build=run.build.path) for k, v in server_env.items()}
-    client = {k: v.format(build=run.build.path) for k, v in client_env.items()}
-    run_pair(run, BY_NAME[test], server_env=fill, client_env=client)
+    run_pair(run, BY_NAME[test], **kwargs)
 
 
 @pytest.mark.target(hosts=1, variants=("sanitizers", "valgrind"))
@@ -232,33 +225,27 @@ def documented(release, caps):
 def test_flush_matrix(run, client, server):
     if run.caps["iwarp"]:
         pytest.skip("the documented tables are of RoCE devices (doc/COMPATIBILITY.md)")
-    env = {"RPMA_TEST_MEMORY": MATRIX_MEMORY, **RXE_NATIVE}
-    libs = [None if name == "ours" else PEERS[name](run) for name in (client, server)]
-    s, c = sides(run, Case("flush_matrix"), env=env,
-                 server_env={"LD_LIBRARY_PATH": libs[1]} if libs[1] else None,
-                 client_env={"LD_LIBRARY_PATH": libs[0]} if libs[0] else None)
-    result = pair.run(s, c, 2 * LIMIT)
-    assert result.ok, result.report()
-    problems = []
-    measured = list(filter(None, map(ROW.search, result.output("client 0").splitlines())))
+    result = run_pair(run, Case("flush_matrix"), limit=2 * LIMIT, libs=(server, client),
+                      env={"RPMA_TEST_MEMORY": MATRIX_MEMORY, **RXE_NATIVE})
+    measured = [m.groups() for m in map(ROW.search, result.output("client 0").splitlines()) if m]
     out = os.path.join(run.session.results, "flush-matrix")
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, f"{run.target.id}-{client}-{server}.md"), "w",
               encoding="utf-8") as f:
-        f.writelines(f"| {client} | {server} | {m[2]} | {' | '.join(m[3].split())} |\n"
-                     for m in measured)
+        f.writelines(f"| {client} | {server} | {kind} | {' | '.join(cells.split())} |\n"
+                     for _, kind, cells in measured)
+    problems = []
     if len(measured) != len(MATRIX_MEMORY.split(",")):
         problems.append(f"{len(measured)} rows measured, not one per kind of memory")
-    for match in measured:
-        caps, kind, cells = match.groups()
+    for caps, kind, cells in measured:
         row = f"{client} {server} {kind} {cells}"
         rows = documented(run.place.release, caps)
         if rows is None:
             problems.append(f"doc/COMPATIBILITY.md has no table flush-matrix "
                             f"{run.place.release} {caps}; measured {row}")
         elif row not in rows:
-            want = [r for r in rows if r.startswith(f"{client} {server} {kind} ")]
-            problems.append(f"measured   {row}\ndocumented {want[0] if want else '(no row)'}")
+            want = next((r for r in rows if r.startswith(f"{client} {server} {kind} ")), "(no row)")
+            problems.append(f"measured   {row}\ndocumented {want}")
     assert not problems, "\n".join(problems) + "\n" + result.report()
 
 
