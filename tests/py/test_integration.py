@@ -160,12 +160,10 @@ def test_fsdax(run, test, memory):
 
 @pytest.mark.target(hosts=1, variants=VARIANTS)
 def test_threads(run):
-    """rpma-threads: several threads on one connection, one peer,
-    separate CQs (doc/THREAD_SAFETY.md); server and clients in one
-    process, on four ports in a row."""
-    proc = run.host().call(run.wrapper + [program(run, "rpma-threads"), "all", run.port(4)],
-                           timeout=run.limit(300))
-    assert proc.status == 0, proc.output
+    """rpma-threads: several threads on one connection, one peer, separate
+    CQs (doc/THREAD_SAFETY.md); server and clients in one process."""
+    run.host().checked(run.wrapper + [program(run, "rpma-threads"), "all", str(run.port(4))],
+                       timeout=run.limit(300))
 
 
 @pytest.mark.target(hosts=1, variants=("valgrind",))
@@ -178,9 +176,8 @@ def test_threads_race(run, tool):
                  "of that, checks the same program")
     supp = f"{run.place.top}/tests/integration/threads/{tool}.supp"
     argv = ["valgrind", f"--tool={tool}", "--error-exitcode=99", "--vgdb=no",
-            f"--suppressions={supp}", program(run, "rpma-threads"), "all", run.port(4)]
-    proc = run.host().call(argv, timeout=900)
-    assert proc.status == 0, proc.output
+            f"--suppressions={supp}", program(run, "rpma-threads"), "all", str(run.port(4))]
+    run.host().checked(argv, timeout=900)
 
 
 @pytest.mark.target(hosts=1, variants=("valgrind",))
@@ -188,9 +185,8 @@ def test_cm_id_race(run):
     """librdmacm's own race in rdma_destroy_id(), which the threads'
     suppressions hide (tests/verbs/expect-race): it fails once rdma-core
     mends it."""
-    proc = run.host().call([f"{run.place.top}/tests/verbs/expect-race", "valgrind",
-                            run.build.bin("tests", "verbs", "rpma-verbs-cm-id-race")], timeout=300)
-    assert proc.status == 0, proc.output
+    run.host().checked([f"{run.place.top}/tests/verbs/expect-race", "valgrind",
+                        run.build.bin("tests", "verbs", "rpma-verbs-cm-id-race")], timeout=300)
 
 
 # The flush matrix (flush_matrix.c): rpma_flush() for every kind of server
