@@ -25,10 +25,6 @@ class Case:
     killed: str = ""
     iwarp: str = ""
 
-    @property
-    def id(self):
-        return self.name
-
 
 def program(run, name="rpma-integ"):
     sub = {"rpma-scale": ("tests", "scale"), "rpma-threads": ("tests", "integration", "threads"),

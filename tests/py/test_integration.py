@@ -15,26 +15,15 @@ from harness.matrix import memory_kinds
 from integ import LIMIT, PEERS, Case, need, program, run_pair, skip_1x_on_iwarp, version_1x
 
 IWARP_WINDOWS = "no type-2 memory windows: the grants fail at the call with RPMA_E_NOSUPP"
-CASES = [
-    Case("connect_pdata"),
-    Case("write_flush"),
-    Case("read"),
-    Case("bulk"),
-    Case("atomic_write"),
-    Case("inval_offsets"),
-    Case("flush_nosupp"),
-    Case("ping_pong"),
+# a name alone is a Case of the defaults
+CASES = [c if isinstance(c, Case) else Case(c) for c in [
+    "connect_pdata", "write_flush", "read", "bulk", "atomic_write", "inval_offsets",
+    "flush_nosupp", "ping_pong",
     Case("imm", iwarp="no immediate data: rpma_send_with_imm() and rpma_write_with_imm() "
          "fail at the call with RPMA_E_PROVIDER (errno EINVAL); the same messages without "
          "it then arrive"),
-    Case("rcq"),
-    Case("srq", clients=2),
-    Case("shared_channel"),
-    Case("cq_wait"),
-    Case("multi_clients", clients=4),
-    Case("reject"),
-    Case("closed"),
-    Case("client_killed", killed="client"),
+    "rcq", Case("srq", clients=2), "shared_channel", "cq_wait", Case("multi_clients", clients=4),
+    "reject", "closed", Case("client_killed", killed="client"),
     Case("server_killed", killed="server",
          iwarp="soft-iWARP may not flush the operations in flight at the peer's death, or "
          "complete one twice: what comes back within 2 s is taken"),
@@ -43,14 +32,14 @@ CASES = [
     Case("unreachable", server=""),
     Case("silent_peer", server="", iwarp="rdma_connect() waits for TCP: it fails with "
          "ETIMEDOUT when TCP gives up on its SYNs, whatever the configured timeout"),
-    Case("flush_types"),
+    "flush_types",
     Case("grant_ops", server="grant", iwarp=IWARP_WINDOWS),
     Case("grant_attack", server="grant", clients=2, iwarp=IWARP_WINDOWS),
     Case("plain_attack", clients=2, iwarp="keys are drawn at random (soft-iWARP): the stolen "
          "key's leak is shown, no guessing"),
     Case("grant_rights", server="grant", iwarp=IWARP_WINDOWS),
     Case("fsdax_reg", server=""),
-]
+]]
 # with librpma 1.x on either side (its API has no grants: a grant
 # test's client on 1.x is served by our server, which grants)
 WITH_1X = ["connect_pdata", "write_flush", "read", "atomic_write", "ping_pong", "imm", "rcq",
@@ -63,12 +52,8 @@ VARIANTS = ("plain", "sanitizers", "valgrind")
 LONG_UNDER_VALGRIND = {"multi_clients", "grant_attack", "plain_attack"}
 
 
-def ids(items):
-    return [getattr(i, "id", str(i)) for i in items]
-
-
 @pytest.mark.target(hosts=1, variants=VARIANTS)
-@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_pair(run, case):
     if run.target.variant == "valgrind" and case.name in LONG_UNDER_VALGRIND:
         run.long("25 to 45 s under valgrind, on paths its other cases take there")
