@@ -65,8 +65,7 @@ OUTAGES = {"short": "1500", "long": "8000"}
 @pytest.mark.target(hosts=2, variants=("plain", "retry6"))
 @pytest.mark.parametrize("length", sorted(OUTAGES))
 def test_outage(run, length):
-    env = {"RPMA_TEST_OUTAGE_MS": OUTAGES[length]}
-    across(run, Case("outage"), env=env)
+    across(run, Case("outage"), env={"RPMA_TEST_OUTAGE_MS": OUTAGES[length]})
 
 
 @pytest.mark.target(hosts=2)
@@ -85,68 +84,55 @@ def test_acks_lost(run, name):
     across(run, BY_NAME[name], drop_acks=True)
 
 
-BULK4 = {"RPMA_TEST_BULK_MIB": "4"}
-JITTER = "delay 20ms 10ms"
-REORDER = "delay 10ms reorder 25% 50%"
 # The wire fails (tc netem on both hosts' egress): every operation still
-# completes, data compared. (test, netem, environment)
-WIRE = {
-    "loss1_bulk": ("bulk", "loss 1%", BULK4),
-    "loss1_ping_pong": ("ping_pong", "loss 1%", {}),
-    "loss10_ping_pong": ("ping_pong", "loss 10%", {}),
-    "loss10_atomic_write": ("atomic_write", "loss 10%", {}),
-    "loss10_imm": ("imm", "loss 10%", {}),
-    "loss10_flush_types": ("flush_types", "loss 10%", {}),
-    "delay_bulk": ("bulk", "delay 20ms", BULK4),
-    "jitter_ping_pong": ("ping_pong", JITTER, {}),
-    "jitter_atomic_write": ("atomic_write", JITTER, {}),
-    "reorder_ping_pong": ("ping_pong", REORDER, {}),
-    "reorder_write_flush": ("write_flush", REORDER, {}),
-    "reorder_read": ("read", REORDER, {}),
-}
+# completes, data compared. A case is named IMPAIRMENT_TEST; bulk moves 4 MiB.
+NETEM = {"loss1": "loss 1%", "loss10": "loss 10%", "delay": "delay 20ms",
+         "jitter": "delay 20ms 10ms", "reorder": "delay 10ms reorder 25% 50%"}
+WIRE = ["loss1_bulk", "loss1_ping_pong", "loss10_ping_pong", "loss10_atomic_write", "loss10_imm",
+        "loss10_flush_types", "delay_bulk", "jitter_ping_pong", "jitter_atomic_write",
+        "reorder_ping_pong", "reorder_write_flush", "reorder_read"]
 # Go-back-N retransmission takes minutes here: messages of 64 packets
 # (64 KiB at rxe's MTU of 1024) at 10 % loss, or under netem's jitter,
 # which reorders nearly every packet: each gap or reordering makes the
 # requester send everything after it again, and a gap at a burst's end
 # waits for the 0.537 s ACK timeout (perftest's ib_write_bw, 200 such
-# writes at 10 % loss, did not finish in 90 s). Run with --long.
-WIRE_SLOW = {
-    "loss10_bulk": ("bulk", "loss 10%", BULK4),
-    "jitter_bulk": ("bulk", JITTER, BULK4),
-    "loss10_write_flush": ("write_flush", "loss 10%", BULK4),
-    "loss10_read": ("read", "loss 10%", BULK4),
-    "reorder_bulk": ("bulk", REORDER, BULK4),
-    "jitter_write_flush": ("write_flush", JITTER, BULK4),
-    "jitter_read": ("read", JITTER, BULK4),
-}
+# writes at 10 % loss, did not finish in 90 s). Run with --long; each
+# moves 4 MiB.
+WIRE_SLOW = ["loss10_bulk", "jitter_bulk", "loss10_write_flush", "loss10_read", "reorder_bulk",
+             "jitter_write_flush", "jitter_read"]
+
+
+def impaired(name):
+    """The (netem, test) of wire case NAME."""
+    impairment, test = name.removesuffix("_native").split("_", 1)
+    return NETEM[impairment], test
 
 
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(WIRE) + sorted(WIRE_SLOW))
 def test_wire(run, name):
-    if name in WIRE_SLOW:
+    slow = name in WIRE_SLOW
+    if slow:
         run.long("go-back-N retransmission takes minutes at this loss or jitter")
-    test, netem, env = {**WIRE, **WIRE_SLOW}[name]
-    across(run, BY_NAME[test], netem=netem, env=env, limit=285 if name in WIRE_SLOW else None)
+    netem, test = impaired(name)
+    env = {"RPMA_TEST_BULK_MIB": "4"} if slow or test == "bulk" else {}
+    across(run, BY_NAME[test], netem=netem, env=env, limit=285 if slow else None)
 
 
 # The same with native FLUSH and ATOMIC WRITE asked of soft-RoCE, which
 # answers one sent again with a remote access error: flush_types and
 # write_flush post enough of them to meet a resend every run; atomic_write
 # posts one, which few runs resend (doc/FAILURES.md says how often).
-WIRE_NATIVE = {
-    "loss10_flush_types_native": ("flush_types", "loss 10%", "HAVE_IBV_FLUSH", True),
-    "reorder_write_flush_native": ("write_flush", REORDER, "HAVE_IBV_FLUSH", True),
-    "loss10_atomic_write_native": ("atomic_write", "loss 10%", "HAVE_IBV_ATOMIC_WRITE", False),
-}
+WIRE_NATIVE = ["loss10_flush_types_native", "reorder_write_flush_native",
+               "loss10_atomic_write_native"]
 
 
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(WIRE_NATIVE))
 def test_wire_native(run, name):
-    test, netem, flag, always = WIRE_NATIVE[name]
-    need(run, flag)
-    if not always:
+    netem, test = impaired(name)
+    need(run, "HAVE_IBV_ATOMIC_WRITE" if test == "atomic_write" else "HAVE_IBV_FLUSH")
+    if test == "atomic_write":
         run.skip_defect("native-resend", "one ATOMIC WRITE a run, seldom sent again")
     with run.defect("native-resend"):
         across(run, BY_NAME[test], netem=netem, env=RXE_NATIVE)
@@ -177,7 +163,7 @@ def test_verbs_loss10(run, name):
     flag = "HAVE_IBV_FLUSH" if mode == "flush" else "HAVE_IBV_ATOMIC_WRITE"
     need(run, flag)
     with run.defect("native-resend", when=native):
-        across(run, Case(mode), netem="loss 10%", prog="rpma-verbs-atomic-write",
+        across(run, Case(mode), netem=NETEM["loss10"], prog="rpma-verbs-atomic-write",
                server_env={"RPMA_VERBS_MR_ACCESS": access},
                client_env={"RPMA_VERBS_WAIT_MS": str(VERBS_WAIT_MS)}, limit=285)
 
