@@ -114,27 +114,21 @@ def judge(procs, side, n, killed):
         mine = side_of(proc) == side
         status = "stopped" if getattr(proc, "stopped", False) else \
             "timeout" if proc.timed_out else proc.status
-        what = " ".join(proc.argv[-3:])
-        if mine:
-            fired = fired or bool(FIRED.search(proc.output)) or any(
-                int(m[1]) >= n for m in REACHED.finditer(proc.output))
-            if status == "timeout":
-                problems.append(f"hang: {what} did not end within {LIMIT} s")
-            elif status == 99:
-                problems.append(f"leak or memory error in {what}")
-            elif status == "stopped":
-                problems.append(f"{what} was stopped: a hang")
-            elif status == 137 and killed != side:
-                problems.append(f"crash: {what} killed by signal 9")
-            elif status not in (0, 137) and status > 128:
-                problems.append(f"crash: {what} killed by signal {status - 128}")
-            elif status not in (0, 137) and not any(
-                    not QUIET.search(line) for line in proc.lines):
-                problems.append(f"{what} exited {status} without an error message")
+        what = ("" if mine else "the peer ") + " ".join(proc.argv[-3:])
+        # SIGKILL is a side's own where it kills itself; a peer's where either does
+        own_kill = status == 137 and (killed == side if mine else killed)
+        fired = fired or mine and (bool(FIRED.search(proc.output)) or any(
+            int(m[1]) >= n for m in REACHED.finditer(proc.output)))
+        if mine and status == "timeout":
+            problems.append(f"hang: {what} did not end within {LIMIT} s")
+        elif mine and status == "stopped":
+            problems.append(f"{what} was stopped: a hang")
         elif status == 99:
-            problems.append(f"leak or memory error in the peer {what}")
-        elif isinstance(status, int) and status > 128 and not (status == 137 and killed):
-            problems.append(f"crash: the peer {what} killed by signal {status - 128}")
+            problems.append(f"leak or memory error in {what}")
+        elif isinstance(status, int) and status > 128 and not own_kill:
+            problems.append(f"crash: {what} killed by signal {status - 128}")
+        elif mine and status not in (0, 137) and all(QUIET.search(line) for line in proc.lines):
+            problems.append(f"{what} exited {status} without an error message")
     if not injected:
         problems.append(f"no {side} process ran")
     elif all(p.status == 0 for p in injected) and any(
