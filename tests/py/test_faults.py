@@ -31,12 +31,11 @@ import pytest
 from examples import CHECKS, EXAMPLES, Example, Failed
 from harness import pair
 from integ import program, sides
-from test_integration import CASES
+from test_integration import BY_NAME, CASES
 
 # the attacks are hundreds of connections: not swept
 TARGETS = [("test", c.name) for c in CASES if not c.name.endswith("_attack")] + \
     [("test", "threads")] + [("example", e) for e in EXAMPLES]
-BY_NAME = {c.name: c for c in CASES}
 LIMIT = 60
 GRACE = 2
 REACHED = re.compile(r"^librpma: fault injection points reached: (\d+)$", re.M)
@@ -72,15 +71,13 @@ def pytest_generate_tests(metafunc):
 def procs_of(run, target, side, n):
     """One run of TARGET with RPMA_FAULT_INJECTION=N on SIDE (0 on both
     when N is None): every process it ran, and what its checks found."""
-    inject = {"RPMA_FAULT_INJECTION": str(n)} if n is not None else None
-    clean = {"RPMA_FAULT_INJECTION": "0"}
-    server_env = clean if n is None else inject if side == "server" else {}
-    client_env = clean if n is None else inject if side == "client" else {}
     common = {"LSAN_OPTIONS": "exitcode=99", "RPMA_TEST_BULK_MIB": "2"}
+    point = {**common, "RPMA_FAULT_INJECTION": str(0 if n is None else n)}
+    server_env, client_env = (point if n is None or s == side else common
+                              for s in ("server", "client"))
     kind, name = target
     if kind == "example":
-        x = Example(run, name, server_env={**common, **server_env},
-                    client_env={**common, **client_env}, retries=0)
+        x = Example(run, name, server_env=server_env, client_env=client_env, retries=0)
         x.memory = run.host().env["RPMA_TEST_PMEM"]
         x.pmem = True
         error = None
@@ -91,11 +88,10 @@ def procs_of(run, target, side, n):
         return [p for r in x.results for p in r.procs], error
     if name == "threads":
         proc = run.host().call([program(run, "rpma-threads"), "all", run.port(4)],
-                               env={**common, **client_env}, timeout=LIMIT + 30)
+                               env=client_env, timeout=LIMIT + 30)
         proc.name, proc.side = "client", pair.Side(None, [])
         return [proc], None
-    server, clients = sides(run, BY_NAME[name], env=common, server_env=server_env,
-                            client_env=client_env)
+    server, clients = sides(run, BY_NAME[name], server_env=server_env, client_env=client_env)
     result = pair.run(server, clients, LIMIT, grace=GRACE)
     return result.procs, "\n".join(result.failures) or None
 
