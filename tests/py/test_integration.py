@@ -7,6 +7,7 @@ flush matrix; several threads on one connection."""
 
 import os
 import re
+from itertools import takewhile
 
 import pytest
 from conftest import TOP
@@ -184,20 +185,17 @@ ROW = re.compile(r"\] row (\S+) (\S+) (.*)$")
 
 
 def documented(release, caps):
-    """doc/COMPATIBILITY.md's rows under "<!-- flush-matrix RELEASE CAPS -->"."""
+    """doc/COMPATIBILITY.md's rows under "<!-- flush-matrix RELEASE CAPS -->" (or None)."""
     with open(os.path.join(TOP, "doc", "COMPATIBILITY.md"), encoding="utf-8") as f:
         text = f.read()
     marker = f"<!-- flush-matrix {release} {caps} -->"
     if marker not in text:
         return None
-    rows = []
-    for line in text[text.index(marker) + len(marker):].lstrip("\n").splitlines():
-        if not line.startswith("|"):
-            break
-        cells = [c.strip().replace("`", "") for c in line.strip("|").split("|")]
-        if cells[0] != "client" and not cells[0].startswith("-"):
-            rows.append(" ".join(cells))
-    return rows
+    table = takewhile(lambda line: line.startswith("|"),
+                      text.split(marker, 1)[1].lstrip("\n").splitlines())
+    rows = ([c.strip().replace("`", "") for c in line.strip("|").split("|")] for line in table)
+    return [" ".join(cells) for cells in rows
+            if cells[0] != "client" and not cells[0].startswith("-")]
 
 
 @pytest.mark.target(hosts=1)

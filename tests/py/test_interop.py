@@ -17,13 +17,9 @@ from integ import skip_1x_on_iwarp
 def known():
     """known-differences' regexes (both scopes: the probe runs with a
     device here)."""
-    found = []
     with open(os.path.join(TOP, "tests", "interop", "known-differences"), encoding="utf-8") as f:
-        for line in f:
-            line = re.sub(r"\s*#.*", "", line).strip()
-            if line:
-                found.append(re.compile(line.split(" ", 1)[1]))
-    return found
+        lines = [re.sub(r"\s*#.*", "", line).strip() for line in f]
+    return [re.compile(line.split(" ", 1)[1]) for line in lines if line]
 
 
 def keyed(lines):
