@@ -56,8 +56,7 @@ def sides(run, case, env=None, server_env=None, client_env=None, hosts=(0, 0),
 
 
 def run_pair(run, case, limit=None, **kwargs):
-    """CASE's pair run to its end; fails the test with every output when
-    a side failed. The Result."""
+    """CASE's pair run to its end, failing the test with every output: the Result."""
     server, clients = sides(run, case, **kwargs)
     result = pair.run(server, clients, limit or run.limit(LIMIT), wrapper=run.wrapper)
     assert result.ok, result.report()
@@ -99,8 +98,7 @@ def version_1x(run):
 
 
 def skip_1x_on_iwarp(run):
-    """librpma 1.3 makes no QP on soft-iWARP (integration conn_req_on_1x
-    shows it): its pairs cannot run there."""
+    """Skipped where librpma 1.x cannot run (1.3 on iWARP): 1.x's version."""
     version = version_1x(run)
     if run.caps["iwarp"] and version.startswith("1.3"):
         pytest.skip(f"librpma {version} makes no QP on iWARP (conn_req_on_1x shows it)")

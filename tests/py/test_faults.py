@@ -1,26 +1,24 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Fault injection: in a DEBUG_FAULT_INJECTION build, the N-th injection
 point of one side's processes fails (RPMA_FAULT_INJECTION=N), and the run
-must end cleanly.
+must end cleanly:
 
-  - every injected process ends by itself within its time limit, with
-    exit 0 (the failure was harmless) or a non-zero exit after printing an
-    error; never by a signal (but a side's own SIGKILL where it kills
-    itself), a hang, a leak or a memory error (status 99: LeakSanitizer);
+  - an injected process ends by itself in time, with exit 0 or after an
+    error message; never by a signal (but its own SIGKILL where it kills
+    itself), a hang, a leak or a memory error (99: LeakSanitizer);
   - a peer may fail, but not crash nor leak; one still waiting when the
-    injected side has failed and ended gets GRACE seconds, then is stopped
-    (a server waiting for clients that never come is no hang);
+    injected side has ended gets GRACE seconds, then is stopped (a server
+    waiting for clients that never come is no hang);
   - when every injected process exits 0, the peers must too;
-  - a fault that did not fire (N past what the side reached this time:
-    poll counts vary) leaves a run that must pass: it is skipped.
+  - a run whose fault did not fire (poll counts vary) must pass, then is
+    skipped.
 
-Each day's slice, chosen by a seed (utils/test --fault-seed S replays
-it): half of the targets (the integration tests, rpma-threads and the
-examples, numbered from 0: those whose number is the seed modulo 2),
-each's clean run, then N = F, F + STEP ... up to MAX on each side, F =
-seed % STEP + 1 (--fault-step 40, --fault-max 100); no run starts after
---fault-seconds. The whole sweep: --fault-all --fault-step 1 --fault-max
-2000 --fault-seconds 0.
+A day's slice, by a seed (utils/test --fault-seed S replays it): the
+targets (integration tests, rpma-threads, examples) whose index is the
+seed modulo 2, each's clean run, then N = F, F + STEP ... MAX on each
+side, F = seed % STEP + 1 (--fault-step 40, --fault-max 100); no run
+starts after --fault-seconds. The whole sweep: --fault-all --fault-step
+1 --fault-max 2000 --fault-seconds 0.
 """
 
 import re

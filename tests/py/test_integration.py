@@ -1,9 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The integration tests on one host: real libibverbs and librdmacm on
-the boot's device, a server and its clients of rpma-integ each; the same
-with librpma 1.x on either side; librpma's own twins (no native FLUSH,
-native operations asked of soft-RoCE); files on a DAX file system; the
-flush matrix; several threads on one connection."""
+"""The integration tests on one host, on the boot's device: rpma-integ's
+pairs, also with librpma 1.x or a twin build on a side or native
+operations asked of soft-RoCE; DAX files; the flush matrix; threads."""
 
 import os
 import re
@@ -132,9 +130,8 @@ FSDAX = memory_kinds("fs")
 @pytest.mark.parametrize("memory", FSDAX)
 @pytest.mark.parametrize("test", ("fsdax", "fsdax_offset"))
 def test_fsdax(run, test, memory):
-    """The server's memory a file on a DAX file system, which needs the
-    device's on-demand paging (soft-RoCE's used with RPMA_RXE_ODP=1):
-    fsdax at page starts, fsdax_offset at offsets within and across pages."""
+    """The server's memory a file on a DAX file system (RPMA_RXE_ODP=1: on-demand
+    paging): fsdax at page starts, fsdax_offset at offsets within and across pages."""
     if not run.caps["odp"]:
         pytest.skip("the device has no on-demand paging, which a file on a DAX file system "
                     "needs: integration fsdax_reg shows the registration refused")
@@ -168,9 +165,8 @@ def test_threads_race(run, tool):
 
 @pytest.mark.target(hosts=1, variants=("valgrind",))
 def test_cm_id_race(run):
-    """librdmacm's own race in rdma_destroy_id(), which the threads'
-    suppressions hide (tests/verbs/expect-race): it fails once rdma-core
-    mends it."""
+    """librdmacm's own race in rdma_destroy_id(), hidden by the threads' suppressions
+    (tests/verbs/expect-race): it fails once rdma-core mends it."""
     run.host().checked([f"{run.place.top}/tests/verbs/expect-race", "valgrind",
                         run.build.bin("tests", "verbs", "rpma-verbs-cm-id-race")], timeout=300)
 

@@ -15,8 +15,7 @@ from integ import skip_1x_on_iwarp
 
 
 def known():
-    """known-differences' regexes (both scopes: the probe runs with a
-    device here)."""
+    """known-differences' regexes (both scopes: the probe runs with a device here)."""
     with open(os.path.join(TOP, "tests", "interop", "known-differences"), encoding="utf-8") as f:
         lines = [re.sub(r"\s*#.*", "", line).strip() for line in f]
     return [re.compile(line.split(" ", 1)[1]) for line in lines if line]

@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Many connections: one server process and one client process of
-rpma-scale, with 128 connections, a shared RQ serving 32; small ones
-cheap enough for valgrind (a soak of 4 among them); long ones, the
-soaks of 16 among them, with utils/test --long."""
+"""Many connections: one server process and one client process of rpma-scale,
+with 128 connections, a shared RQ serving 32; small ones cheap enough for
+valgrind (a soak of 4 among them); long ones (soaks of 16) with --long."""
 
 import pytest
 

@@ -230,8 +230,7 @@ EXAMPLES_ACKS_LOST = ["08-messages-ping-pong", "09-flush-to-persistent-gpspm"]
 
 
 def example_across(run, name):
-    """Example NAME with its server on host 0, in its NVDIMM, its clients
-    on host 1."""
+    """Example NAME, its server on host 0 in its NVDIMM, its clients on host 1."""
     x = Example(run, name, hosts=ACROSS)
     x.memory = run.host(0).env["RPMA_TEST_PMEM"]
     x.pmem = True
