@@ -160,8 +160,7 @@ def test_verbs_loss10(run, name):
     mode, access, native = VERBS[name]
     if not native:
         run.long("the control, 200 writes at 10 % loss each read back, takes a minute")
-    flag = "HAVE_IBV_FLUSH" if mode == "flush" else "HAVE_IBV_ATOMIC_WRITE"
-    need(run, flag)
+    need(run, "HAVE_IBV_FLUSH" if mode == "flush" else "HAVE_IBV_ATOMIC_WRITE")
     with run.defect("native-resend", when=native):
         across(run, Case(mode), netem=NETEM["loss10"], prog="rpma-verbs-atomic-write",
                server_env={"RPMA_VERBS_MR_ACCESS": access},
