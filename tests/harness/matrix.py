@@ -35,6 +35,7 @@ class Row:
     skip: str = ""
     part: str = ""
     memory: tuple = ()
+    sample: tuple = ()      # (variant, N): a run of every part runs 1 in N of its tests
 
     @property
     def order(self):
@@ -88,7 +89,8 @@ class Matrix:
         rows = {}
         for name, entry in data.get("boot", {}).items():
             try:
-                rows[name] = Row(name=name, **{k: tuple(v) if isinstance(v, list) else v
+                rows[name] = Row(name=name, **{k: tuple(v) if isinstance(v, list) else
+                                               tuple(v.items()) if isinstance(v, dict) else v
                                                for k, v in entry.items()})
             except TypeError as e:
                 raise MatrixError(f"{path}: boot {name}: {e}") from e
@@ -110,6 +112,7 @@ class Matrix:
         for row in self.rows.values():
             where = f"boot {row.name}"
             need(where, "variant", row.variants, self.variants)
+            need(where + " sample", "variant", dict(row.sample), row.variants)
             need(where, "defect", row.defects + ((row.skip,) if row.skip else ()), self.defects)
             need(where, "release", row.releases, RELEASES)
             if row.hosts and not (row.kernel and row.device):
@@ -154,6 +157,10 @@ class Matrix:
         if target.place == "other" and not variant.get("releases"):
             return {"other-release"}
         return {variant.get("part") or target.row.part}
+
+    def sample(self, target):
+        """N where a run of every part runs one in N of TARGET's tests, else 1."""
+        return dict(target.row.sample).get(target.variant, 1) if target.place == "host" else 1
 
     def skip_reason(self, target):
         """Why TARGET's row is not run, or None."""

@@ -29,8 +29,9 @@ def pytest_addoption(parser):
     group.addoption("--fuzz-seconds", type=int, default=30)
     group.addoption("--fault-seconds", type=int, default=900,
                     help="start no fault run after this many seconds (0: no limit)")
-    group.addoption("--fault-seed", type=int, default=int(time.strftime("%j")),
-                    help="the fault slice's seed (default: the day of the year)")
+    group.addoption("--seed", type=int, default=int(time.strftime("%j")),
+                    help="the seed of the day's slices: the faults' and the sampled "
+                    "variants' (default: the day of the year)")
     group.addoption("--fault-step", type=int, default=40)
     group.addoption("--fault-max", type=int, default=100)
     group.addoption("--fault-all", action="store_true", help="every target, not half")
@@ -96,17 +97,29 @@ def work_of(item):
     return functools.partial(mark.kwargs["work"], item.config.rpma, target_of(item), **params)
 
 
+def sampled(config, target, seen):
+    """Whether the next of TARGET's tests is in the day's sample: the
+    K-th of a target sampled one in N runs where K % N is the seed's.
+    A test chosen by name (-k, -m) runs whatever the day."""
+    if config.option.keyword or config.option.markexpr:
+        return True
+    every = config.rpma.matrix.sample(target)
+    k = seen[target] = seen.get(target, -1) + 1
+    return k % every == config.getoption("seed") % every
+
+
 def pytest_collection_modifyitems(session, config, items):
     rpma = config.rpma
     order = {t: i for i, t in enumerate(rpma.matrix.targets())}
     wanted = set(config.getoption("part"))
-    kept, dropped = [], []
+    kept, dropped, seen = [], [], {}
     for item in items:
         target = target_of(item)
         if target is None:
             parts, runs = {m.args[0] for m in item.iter_markers("part")}, True
         else:
             parts, runs = rpma.matrix.parts(target), rpma.matrix.runs(target, param(item, "memory"))
+            runs = runs and (bool(parts & wanted) or sampled(config, target, seen))
         (kept if runs and (not wanted or parts & wanted) else dropped).append(item)
     # each boot's tests in one go (with --count, round after round); those
     # whose work is done ahead last, by when it is

@@ -13,7 +13,7 @@ must end cleanly:
   - a run whose fault did not fire (poll counts vary) must pass, then is
     skipped.
 
-A day's slice, by a seed (utils/test --fault-seed S replays it): the
+A day's slice, by a seed (utils/test --seed S replays it): the
 targets (integration tests, rpma-threads, examples) whose index is the
 seed modulo 2, each's clean run, then N = F, F + STEP ... MAX on each
 side, F = seed % STEP + 1 (--fault-step 40, --fault-max 100); no run
@@ -59,7 +59,7 @@ def slice_of(seed, every, step, most):
 def pytest_generate_tests(metafunc):
     if "fault" in metafunc.fixturenames:
         option = metafunc.config.getoption
-        runs = slice_of(option("fault_seed"), option("fault_all"), option("fault_step"),
+        runs = slice_of(option("seed"), option("fault_all"), option("fault_step"),
                         option("fault_max"))
         metafunc.parametrize("fault", runs, ids=[
             f"{t[0]}-{t[1]}-{side or 'clean'}{'' if n is None else f'-N={n}'}"

@@ -5,9 +5,10 @@ case or pair moves pytest's closing count by exactly one failure."""
 
 import os
 import xml.etree.ElementTree as ET
+from types import SimpleNamespace
 
 import pytest
-from conftest import TOP
+from conftest import TOP, sampled
 
 from harness import pair, remote
 from harness.matrix import Matrix, MatrixError
@@ -21,7 +22,7 @@ ROWS = """
 other = ["host", "a"]
 [boot]
 host = {hosts = 0, part = "unit", variants = ["slow"]}
-a = {kernel = "6.12", device = "rxe", part = "integration", variants = ["slow", "bound"], defects = ["broken"]}
+a = {kernel = "6.12", device = "rxe", part = "integration", variants = ["slow", "bound"], defects = ["broken"], sample = {slow = 3}}
 b = {kernel = "7", device = "siw", hosts = 2, releases = ["trixie"], skip = "later"}
 [variant]
 plain = {build = "plain"}
@@ -58,6 +59,16 @@ def test_matrix_expansion(run, tmp_path):
     trixie.wanted = {"b"}
     assert trixie.skip_reason(b) is None
     assert b.row.rxe_vm_options("/t") == ["--kernel", "7", "--device", "siw", "--fsdax"]
+    a_slow = m.expand(1, {"slow"})[0]
+    assert (m.sample(a), m.sample(a_slow), m.sample(m.expand(0, {"slow"})[0])) == (1, 3, 1)
+    # the day's third: seed 4 takes a-slow's 2nd, 5th, 8th test
+    day = SimpleNamespace(rpma=SimpleNamespace(matrix=m), getoption={"seed": 4}.get,
+                          option=SimpleNamespace(keyword="", markexpr=""))
+    seen = {}
+    assert [k for k in range(9) if sampled(day, a_slow, seen)] == [1, 4, 7]
+    assert all(sampled(day, a, seen) for _ in range(3))
+    day.option.keyword = "imm"
+    assert sampled(day, a_slow, seen)
     # a row that lists plain runs its variants in the order listed
     listed = matrix(tmp_path, ROWS.replace('["slow", "bound"]', '["slow", "plain"]'))
     assert [t.id for t in listed.targets()][2:4] == ["a-slow", "a"]
@@ -69,6 +80,7 @@ def test_matrix_expansion(run, tmp_path):
     ('kernel = "6.12"', 'kernel = ""', "a boot needs kernel and device"),
     ('releases = ["trixie"], skip', 'releases = ["sid"], skip', "no release sid"),
     ('skip = "later"', 'skip = "never"', "no defect never"),
+    ('sample = {slow = 3}', 'sample = {nothing = 3}', "boot a sample: no variant nothing"),
 ])
 def test_matrix_errors(run, tmp_path, old, new, why):
     with pytest.raises(MatrixError, match=why):
