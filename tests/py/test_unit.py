@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What needs no RDMA device: every cmocka case of tests/unit (verbs and
-rdmacm mocked), each unit program's exit (a crash after its cases, a leak
-valgrind found), and the tree's own checks (scripts, documentation, the
-installed and the static library, the instruction budget)."""
+rdmacm mocked) and of log/tests/unit, each unit program's exit (a crash
+after its cases, a leak valgrind found), and the tree's own checks
+(scripts, documentation, the installed and the static library, the
+instruction budget)."""
 
 import os
 
@@ -11,9 +12,20 @@ from conftest import TOP
 
 from harness import cmocka
 
-UNIT = os.path.join(TOP, "tests", "unit")
-MODULES = sorted(d for d in os.listdir(UNIT) if os.path.isfile(os.path.join(UNIT, d, f"{d}.c")))
-CASES = [(m, c) for m in MODULES for c in cmocka.cases(os.path.join(UNIT, m, f"{m}.c"))]
+
+def programs(folder, prefix, built):
+    """Each module of FOLDER (FOLDER/M/M.c): its name PREFIX+M, its source
+    and where the build puts unit_PREFIX+M (BUILT, a folder of the build)."""
+    root = os.path.join(TOP, folder)
+    return {prefix + d: (os.path.join(root, d, f"{d}.c"), built)
+            for d in sorted(os.listdir(root)) if os.path.isfile(os.path.join(root, d, f"{d}.c"))}
+
+
+# librpma's modules, and the replicated log's (doc/LOG.md)
+PROGRAMS = {**programs("tests/unit", "", "tests/unit"),
+            **programs("log/tests/unit", "rpmalog_", "log/tests")}
+MODULES = list(PROGRAMS)
+CASES = [(m, c) for m in MODULES for c in cmocka.cases(PROGRAMS[m][0])]
 # under valgrind a unit program may leak nothing at all, not even what
 # stays reachable (the mocks free everything)
 UNIT_MEMCHECK = ["--errors-for-leak-kinds=all", "--show-leak-kinds=all"]
@@ -25,7 +37,7 @@ def unit_report(run, module):
     key = (run.target, run.round, module)
     reports = run.session.__dict__.setdefault("unit_reports", {})
     if key not in reports:
-        argv = [run.build.bin("tests", "unit", f"unit_{module}")]
+        argv = [run.build.bin(PROGRAMS[module][1], f"unit_{module}")]
         if module == "api":
             argv.append(f"{run.place.top}/src/librpma.map")
         if run.wrapper:
@@ -47,8 +59,7 @@ def test_case(run, module, case):
 @pytest.mark.parametrize("module", MODULES)
 def test_program(run, module):
     """It ends well: no crash at exit, no leak, its source's cases reported, no other."""
-    problem = unit_report(run, module).program(
-        cmocka.cases(os.path.join(UNIT, module, f"{module}.c")))
+    problem = unit_report(run, module).program(cmocka.cases(PROGRAMS[module][0]))
     assert problem is None, f"unit_{module}: {problem}"
 
 
