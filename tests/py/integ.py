@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 import pytest
+from conftest import TOP
 
 from harness import pair
 
@@ -95,6 +96,13 @@ def version_1x(run):
     path = run.place.here(os.path.join(run.build.lib_1x, "pkgconfig", "librpma.pc"))
     with open(path, encoding="utf-8") as f:
         return re.search(r"^Version: *(\S+)", f.read(), re.M)[1]
+
+
+def interop_list(name, *scopes):
+    """The regexes of tests/interop/NAME's "SCOPE REGEX" lines whose SCOPE is one of SCOPES."""
+    with open(os.path.join(TOP, "tests", "interop", name), encoding="utf-8") as f:
+        entries = [re.sub(r"\s*#.*", "", line).strip().split(" ", 1) for line in f]
+    return [re.compile(e[1]) for e in entries if e[0] in scopes]
 
 
 def skip_1x_on_iwarp(run):

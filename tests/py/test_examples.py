@@ -4,15 +4,13 @@ it takes; and the binary swap: the examples built against 1.x's header
 run on 1.x and on ours, printing the same."""
 
 import difflib
-import os
 import re
 
 import pytest
-from conftest import TOP
 
 from examples import CHECKS, EXAMPLES, WITH_MEMORY, Example, Failed
 from harness.matrix import memory_kinds
-from integ import skip_1x_on_iwarp
+from integ import interop_list, skip_1x_on_iwarp
 
 SERVER_MEMORY = [m for m in memory_kinds() if m != "dram"]
 PAIRS = [(name, memory) for name in EXAMPLES
@@ -58,9 +56,7 @@ def normalized(x, ip):
     what differs by design: the ports, what the memory held before the
     first of two pairs, the order (and so the numbers) of clients served at
     once (06, 17), and the lines tests/interop/swap-differences lists."""
-    with open(os.path.join(TOP, "tests", "interop", "swap-differences"), encoding="utf-8") as f:
-        entries = [re.sub(r"\s*#.*", "", line).strip().split(" ", 1) for line in f]
-    skip = [re.compile(e[1]) for e in entries if e[0] in (x.name, "*")]
+    skip = interop_list("swap-differences", x.name, "*")
     lines, pairs, at_once = [], 0, x.nn in ("06", "17")
     for n, result in enumerate(x.results, 1):
         pairs += len(result.procs) > 1  # (a program alone is one)

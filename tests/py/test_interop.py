@@ -5,20 +5,9 @@ ours; the outputs may differ only as tests/interop/known-differences
 lists (doc/COMPATIBILITY.md says why), and every difference listed must
 still be there."""
 
-import os
-import re
-
 import pytest
-from conftest import TOP
 
-from integ import skip_1x_on_iwarp
-
-
-def known():
-    """known-differences' regexes (both scopes: the probe runs with a device here)."""
-    with open(os.path.join(TOP, "tests", "interop", "known-differences"), encoding="utf-8") as f:
-        lines = [re.sub(r"\s*#.*", "", line).strip() for line in f]
-    return [re.compile(line.split(" ", 1)[1]) for line in lines if line]
+from integ import interop_list, skip_1x_on_iwarp
 
 
 def keyed(lines):
@@ -49,7 +38,8 @@ def test_differential(run):
         outputs.append(keyed(proc.lines))
     theirs, ours = outputs
     differing = sorted(k for k in set(theirs) | set(ours) if theirs.get(k) != ours.get(k))
-    listed = known()
+    # both scopes: the probe runs with a device here
+    listed = interop_list("known-differences", "plain", "device")
     problems = [f"not a known difference: {k}\n  1.x:  {theirs.get(k)}\n  ours: {ours.get(k)}"
                 for k in differing if not any(r.search(k) for r in listed)]
     problems += [f"listed but gone (remove it from known-differences): {r.pattern}"
