@@ -28,12 +28,12 @@ class Failed(AssertionError):
 class Example:
     """One example on a run: where its programs are (BIN, SERVER_BIN), the
     hosts of its server and clients, the server's memory (a path, or None
-    for DRAM), and per side an environment."""
+    for DRAM; PMEM: its host's NVDIMM), and per side an environment."""
 
-    def __init__(self, run, name, memory=None, bin_dir=None, server_bin_dir=None,
+    def __init__(self, run, name, pmem=False, bin_dir=None, server_bin_dir=None,
                  hosts=(0, 0), server_env=None, client_env=None, tag=None, retries=3):
-        self.run, self.name, self.nn = run, name, name[:2]
-        self.memory, self.pmem = memory, False
+        self.run, self.name, self.nn, self.pmem = run, name, name[:2], pmem
+        self.memory = run.host(hosts[0]).env["RPMA_TEST_PMEM"] if pmem else None
         self.bin = bin_dir or run.build.bin("examples")
         self.server_bin = server_bin_dir or self.bin
         self.hosts, self.retries, self.results = hosts, retries, []

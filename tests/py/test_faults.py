@@ -75,9 +75,7 @@ def procs_of(run, target, side, n):
                               for s in ("server", "client"))
     kind, name = target
     if kind == "example":
-        x = Example(run, name, server_env=server_env, client_env=client_env, retries=0)
-        x.memory = run.host().env["RPMA_TEST_PMEM"]
-        x.pmem = True
+        x = Example(run, name, pmem=True, server_env=server_env, client_env=client_env, retries=0)
         error = None
         try:
             CHECKS[name](x)

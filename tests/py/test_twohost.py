@@ -228,24 +228,16 @@ EXAMPLES_ACROSS = ["01-connection", "05-flush-to-persistent", "08-messages-ping-
 EXAMPLES_ACKS_LOST = ["08-messages-ping-pong", "09-flush-to-persistent-gpspm"]
 
 
-def example_across(run, name):
-    """Example NAME, its server on host 0 in its NVDIMM, its clients on host 1."""
-    x = Example(run, name, hosts=ACROSS)
-    x.memory = run.host(0).env["RPMA_TEST_PMEM"]
-    x.pmem = True
-    return x
-
-
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", EXAMPLES_ACROSS)
 def test_example_across(run, name):
-    CHECKS[name](example_across(run, name))
+    CHECKS[name](Example(run, name, pmem=True, hosts=ACROSS))
 
 
 @pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", EXAMPLES_ACKS_LOST)
 def test_example_acks_lost(run, name):
-    x = example_across(run, name)
+    x = Example(run, name, pmem=True, hosts=ACROSS)
     link(run, 1, "acks_drop_start")
     try:
         CHECKS[name](x)
