@@ -16,6 +16,9 @@ say() { echo "${0##*/}: $*" >&2; }
 # die_usage MESSAGE: bad usage: MESSAGE and the script's usage, exit 2
 die_usage() { say "$*"; usage >&2; exit 2; }
 
+# usage: the script's header comment from line 3 on, unless it has its own
+declare -F usage >/dev/null || usage() { sed -n '3,/^$/s/^# \{0,1\}//p' "$0"; }
+
 # number OPTION VALUE: bad usage unless VALUE, OPTION's, is a number
 number() { [[ ${2:-} =~ ^[0-9]+$ ]] || die_usage "$1 wants a number"; }
 
