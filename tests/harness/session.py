@@ -4,6 +4,7 @@ test works with (Run)."""
 
 import contextlib
 import os
+import platform
 import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -23,9 +24,7 @@ DIAGNOSIS = ("echo '# dmesg'; dmesg | tail -n 30; echo '# rdma res'; rdma res sh
 
 
 def os_release():
-    with open("/etc/os-release", encoding="utf-8") as f:
-        fields = dict(line.rstrip("\n").split("=", 1) for line in f if "=" in line)
-    return fields.get("VERSION_CODENAME", "").strip('"')
+    return platform.freedesktop_os_release().get("VERSION_CODENAME", "")
 
 
 class Session:
