@@ -42,10 +42,8 @@ as_root() {
 	die_env "need root (or sudo) to run: $*"
 }
 
-# install_packages [APT_OPTION...] PACKAGE...: the PACKAGEs not installed
-# yet, installed with apt-get (after an update, as root or through sudo, with
-# the APT_OPTIONs such as --no-install-recommends), saying which; quiet when
-# none is missing. Exit 125 when that cannot be done.
+# install_packages [APT_OPTION...] PACKAGE...: the PACKAGEs not installed yet,
+# installed with apt-get as root, saying which; exit 125 when that cannot be done
 install_packages() {
 	local options=() missing='' pkg
 	while [[ ${1:-} == -* ]]; do
