@@ -91,12 +91,11 @@ def test_swap(run, name):
         x = Example(run, name, bin_dir=bin_1x,
                     server_bin_dir=run.build.bin("examples") if ours_server else bin_1x,
                     server_env={"RPMA_RXE_NATIVE": "1"} if ours_server else env,
-                    client_env=env, tag="swap")
+                    client_env=env, tag="swap", pmem=name[:2] in WITH_MEMORY)
         loaded = run.host().call([f"{bin_1x}/{name}-client"],
                                  env={"LD_TRACE_LOADED_OBJECTS": "1", "LD_LIBRARY_PATH": lib})
         assert f"=> {lib}/librpma.so.0 " in loaded.output, \
             f"{name}-client does not load {lib}/librpma.so.0:\n{loaded.output}"
-        x.memory = memory_of(x, "devdax") if name[:2] in WITH_MEMORY else None
         try:
             CHECKS[name](x)
         except Failed as e:
