@@ -71,8 +71,9 @@ def pytest_generate_tests(metafunc):
                              ids=[f"round{n}" for n in range(1, count + 1)])
     if "target" not in metafunc.fixturenames:
         return
-    mark = metafunc.definition.get_closest_marker("target")
-    kwargs = mark.kwargs if mark else {}
+    # a module's marker (pytestmark), a test's own over it key by key
+    kwargs = {k: v for mark in reversed(list(metafunc.definition.iter_markers("target")))
+              for k, v in mark.kwargs.items()}
     targets = metafunc.config.rpma.matrix.expand(kwargs.get("hosts", 0),
                                                  set(kwargs.get("variants", ("plain",))))
     if not kwargs.get("other", True):

@@ -10,6 +10,7 @@ import pytest
 
 from harness import pair
 
+pytestmark = pytest.mark.target(hosts=1, variants=("fio",))
 JOBS = os.path.join("fio", "jobs")
 # case: (client job, environment, what the client must fail with); the
 # server job is its method's; READS: the memory outlives the server job
@@ -62,7 +63,6 @@ def fio_pair(run, server_job, client_job, env, fails_with=None, prefix=()):
     assert result.ok, result.report()
 
 
-@pytest.mark.target(hosts=1, variants=("fio",))
 @pytest.mark.parametrize("memory", ("pmem", "dram"))
 @pytest.mark.parametrize("name", SHAPES)
 def test_fio(run, name, memory):
@@ -79,7 +79,6 @@ def test_fio(run, name, memory):
              env, fails[0])
 
 
-@pytest.mark.target(hosts=1, variants=("fio",))
 @pytest.mark.parametrize("name", ERRORS)
 def test_fio_error(run, name):
     """fio's error exit (1) and a message that says why, no signal."""
@@ -92,7 +91,6 @@ def test_fio_error(run, name):
         f"exit {proc.status}, expected 1 and a message with {what!r}:\n{proc.output}"
 
 
-@pytest.mark.target(hosts=1, variants=("fio",))
 @pytest.mark.parametrize("method", ("apm", "gpspm"))
 def test_fio_example(run, method, tmp_path):
     """fio's example jobs for these engines (Debian's fio-examples), unchanged but

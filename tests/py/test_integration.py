@@ -13,6 +13,7 @@ from conftest import TOP
 from harness.matrix import memory_kinds
 from integ import LIMIT, PEERS, Case, need, program, run_pair, skip_1x_on_iwarp, version_1x
 
+pytestmark = pytest.mark.target(hosts=1)
 IWARP_WINDOWS = "no type-2 memory windows: the grants fail at the call with RPMA_E_NOSUPP"
 # a name alone is a Case of the defaults
 CASES = [c if isinstance(c, Case) else Case(c) for c in [
@@ -51,7 +52,7 @@ VARIANTS = ("plain", "sanitizers", "valgrind")
 LONG_UNDER_VALGRIND = {"multi_clients", "grant_attack", "plain_attack"}
 
 
-@pytest.mark.target(hosts=1, variants=VARIANTS)
+@pytest.mark.target(variants=VARIANTS)
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
 def test_pair(run, case):
     if run.target.variant == "valgrind" and case.name in LONG_UNDER_VALGRIND:
@@ -61,7 +62,6 @@ def test_pair(run, case):
     run_pair(run, case)
 
 
-@pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("side", ("server", "client"))
 @pytest.mark.parametrize("name", WITH_1X)
 def test_with_1x(run, name, side):
@@ -72,14 +72,12 @@ def test_with_1x(run, name, side):
     run_pair(run, BY_NAME[name], env={"RPMA_TEST_1X": side}, libs=libs)
 
 
-@pytest.mark.target(hosts=1)
 def test_grant_ops_1x_client(run):
     """A grant's descriptor used by a client on 1.x."""
     skip_1x_on_iwarp(run)
     run_pair(run, BY_NAME["grant_ops"], env={"RPMA_TEST_1X": "client"}, libs=CLIENT_ON_1X)
 
 
-@pytest.mark.target(hosts=1)
 def test_conn_req_on_1x(run):
     """A connection request on 1.x, which learns 1.x's version: 1.3 makes
     no QP on iWARP, which the test asserts there."""
@@ -108,7 +106,6 @@ TWINS = {
 }
 
 
-@pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("twin", sorted(TWINS))
 def test_twin(run, twin):
     test, flag, kwargs = TWINS[twin]
@@ -116,7 +113,7 @@ def test_twin(run, twin):
     run_pair(run, BY_NAME[test], **kwargs)
 
 
-@pytest.mark.target(hosts=1, variants=("sanitizers", "valgrind"))
+@pytest.mark.target(variants=("sanitizers", "valgrind"))
 def test_twin_checked(run):
     """The native ATOMIC WRITE's path, posted through the extended QP, with
     the sanitizers and under valgrind too."""
@@ -126,7 +123,6 @@ def test_twin_checked(run):
 FSDAX = memory_kinds("fs")
 
 
-@pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("memory", FSDAX)
 @pytest.mark.parametrize("test", ("fsdax", "fsdax_offset"))
 def test_fsdax(run, test, memory):
@@ -141,7 +137,7 @@ def test_fsdax(run, test, memory):
         run_pair(run, Case(test, server="grant"), server_env=env)
 
 
-@pytest.mark.target(hosts=1, variants=VARIANTS)
+@pytest.mark.target(variants=VARIANTS)
 def test_threads(run):
     """rpma-threads: several threads on one connection, one peer, separate
     CQs (doc/THREAD_SAFETY.md); server and clients in one process."""
@@ -149,7 +145,7 @@ def test_threads(run):
                        timeout=run.limit(300))
 
 
-@pytest.mark.target(hosts=1, variants=("valgrind",))
+@pytest.mark.target(variants=("valgrind",))
 @pytest.mark.parametrize("tool", ("helgrind", "drd"))
 def test_threads_race(run, tool):
     """The same under helgrind and drd: no data race reported, but
@@ -163,7 +159,7 @@ def test_threads_race(run, tool):
     run.host().checked(argv, timeout=900)
 
 
-@pytest.mark.target(hosts=1, variants=("valgrind",))
+@pytest.mark.target(variants=("valgrind",))
 def test_cm_id_race(run):
     """librdmacm's own race in rdma_destroy_id(), hidden by the threads' suppressions
     (tests/verbs/expect-race): it fails once rdma-core mends it."""
@@ -194,7 +190,6 @@ def documented(release, caps):
             if cells[0] != "client" and not cells[0].startswith("-")]
 
 
-@pytest.mark.target(hosts=1)
 @pytest.mark.parametrize("server", MATRIX_LIBS)
 @pytest.mark.parametrize("client", MATRIX_LIBS)
 def test_flush_matrix(run, client, server):
@@ -224,7 +219,7 @@ def test_flush_matrix(run, client, server):
     assert not problems, "\n".join(problems) + "\n" + result.report()
 
 
-@pytest.mark.target(hosts=1, variants=("sanitizers",))
+@pytest.mark.target(variants=("sanitizers",))
 def test_flush_matrix_sanitizers(run):
     """This library at both ends of the flush matrix, with the sanitizers."""
     test_flush_matrix(run, "ours", "ours")

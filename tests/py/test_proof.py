@@ -15,6 +15,7 @@ import shutil
 import pytest
 from conftest import TOP
 
+pytestmark = pytest.mark.target(hosts=0, variants=("proof",))
 PROOF = os.path.join(TOP, "tests", "proof")
 HARNESSES = sorted(f[:-2] for f in os.listdir(PROOF) if f.endswith(".c"))
 # CBMC's default checks (bounds, pointers, signed overflow, shifts, division),
@@ -90,7 +91,6 @@ def prove_ahead(session, target, name):
     return prove(session.place(target.place), session.build(target.place, "proof").path, name)
 
 
-@pytest.mark.target(hosts=0, variants=("proof",))
 @pytest.mark.ahead(work=prove_ahead)
 @pytest.mark.parametrize("name", HARNESSES)
 def test_proof(run, name):
@@ -283,7 +283,6 @@ def red_copy(run):
     return copy
 
 
-@pytest.mark.target(hosts=0, variants=("proof",))
 @pytest.mark.parametrize("n", range(len(CHANGES)),
                          ids=[f"{n + 1:02}-{c[3]}" for n, c in enumerate(CHANGES)])
 def test_red_check(run, n):

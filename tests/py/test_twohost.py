@@ -10,6 +10,7 @@ from harness.remote import LOST
 from integ import LIMIT, Case, need, run_pair, sides
 from test_integration import BY_NAME, RXE_NATIVE
 
+pytestmark = pytest.mark.target(hosts=2)
 ACROSS = (0, 1)
 # eth0's qdiscs, installed at boot (utils/lib.sh: link_install), stay for
 # the whole boot: a test changes netem's parameters and the filters only
@@ -51,7 +52,6 @@ SET = ["connect_pdata", "write_flush", "read", "bulk", "atomic_write", "ping_pon
        "flush_types", "grant_attack", "plain_attack"]
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", SET)
 def test_across(run, name):
     across(run, BY_NAME[name])
@@ -62,20 +62,18 @@ def test_across(run, name):
 OUTAGES = {"short": "1500", "long": "8000"}
 
 
-@pytest.mark.target(hosts=2, variants=("plain", "retry6"))
+@pytest.mark.target(variants=("plain", "retry6"))
 @pytest.mark.parametrize("length", sorted(OUTAGES))
 def test_outage(run, length):
     across(run, Case("outage"), env={"RPMA_TEST_OUTAGE_MS": OUTAGES[length]})
 
 
-@pytest.mark.target(hosts=2)
 def test_rtu_lost(run):
     """Host 0 drops every RTU it receives; the client writes, flushes and
     closes; the server reports ESTABLISHED, then CLOSED, and finds the data."""
     across(run, Case("rtu_lost"))
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", ("rcq", "shared_channel"))
 def test_acks_lost(run, name):
     """The server's reply, its last message, never completes (host 1 drops
@@ -108,7 +106,6 @@ def impaired(name):
     return NETEM[impairment], test
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(WIRE) + sorted(WIRE_SLOW))
 def test_wire(run, name):
     slow = name in WIRE_SLOW
@@ -127,7 +124,6 @@ WIRE_NATIVE = ["loss10_flush_types_native", "reorder_write_flush_native",
                "loss10_atomic_write_native"]
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(WIRE_NATIVE))
 def test_wire_native(run, name):
     netem, test = impaired(name)
@@ -154,7 +150,6 @@ VERBS = {
 VERBS_WAIT_MS = 20000
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", sorted(VERBS))
 def test_verbs_loss10(run, name):
     mode, access, native = VERBS[name]
@@ -167,7 +162,6 @@ def test_verbs_loss10(run, name):
                client_env={"RPMA_VERBS_WAIT_MS": str(VERBS_WAIT_MS)}, limit=285)
 
 
-@pytest.mark.target(hosts=2)
 def test_scale_conns_128(run):
     """One server holding 128 connections from the other host."""
     across(run, Case("conns"), prog="rpma-scale", env={"RPMA_SCALE_CONNS": "128"}, limit=285)
@@ -186,7 +180,7 @@ def survivor(run):
     return run.wrapper, run.limit(LIMIT)
 
 
-@pytest.mark.target(hosts=2, variants=("plain", "valgrind", "retry6"))
+@pytest.mark.target(variants=("plain", "valgrind", "retry6"))
 def test_server_host_killed(run):
     """The client has host 0 killed while it writes and flushes, then booted
     again: a new server on the same persistent memory holds every byte
@@ -206,7 +200,7 @@ def test_server_host_killed(run):
     assert not problems, pair.Result([first, client, again], problems).report()
 
 
-@pytest.mark.target(hosts=2, variants=("plain", "valgrind", "retry6"))
+@pytest.mark.target(variants=("plain", "valgrind", "retry6"))
 def test_client_host_killed(run):
     """The client has its own host killed after its send: the server ends
     within the bound; host 1 is booted again for the tests after."""
@@ -228,13 +222,11 @@ EXAMPLES_ACROSS = ["01-connection", "05-flush-to-persistent", "08-messages-ping-
 EXAMPLES_ACKS_LOST = ["08-messages-ping-pong", "09-flush-to-persistent-gpspm"]
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", EXAMPLES_ACROSS)
 def test_example_across(run, name):
     CHECKS[name](Example(run, name, pmem=True, hosts=ACROSS))
 
 
-@pytest.mark.target(hosts=2)
 @pytest.mark.parametrize("name", EXAMPLES_ACKS_LOST)
 def test_example_acks_lost(run, name):
     x = Example(run, name, pmem=True, hosts=ACROSS)
