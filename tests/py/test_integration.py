@@ -74,8 +74,7 @@ def test_with_1x(run, name, side):
 
 def test_grant_ops_1x_client(run):
     """A grant's descriptor used by a client on 1.x."""
-    skip_1x_on_iwarp(run)
-    run_pair(run, BY_NAME["grant_ops"], env={"RPMA_TEST_1X": "client"}, libs=CLIENT_ON_1X)
+    test_with_1x(run, "grant_ops", "client")
 
 
 def test_conn_req_on_1x(run):
