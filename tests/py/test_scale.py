@@ -28,12 +28,11 @@ def test_scale(run, name):
     test, env, limit, kind = SCALE[name]
     if kind == "long":
         run.long(f"a long run (up to {limit // 60} minutes)")
-    run_pair(run, Case(test), env=env, limit=limit, prog="rpma-scale")
+    run_pair(run, Case(test), env=env, limit=run.limit(limit), prog="rpma-scale")
 
 
 @pytest.mark.target(hosts=1, variants=("valgrind",))
 @pytest.mark.parametrize("name", [n for n, v in SCALE.items() if v[3] == "small"])
 def test_scale_small(run, name):
     """Every path of the three, under valgrind."""
-    test, env, limit, _ = SCALE[name]
-    run_pair(run, Case(test), env=env, limit=run.limit(limit), prog="rpma-scale")
+    test_scale(run, name)
