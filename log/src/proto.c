@@ -82,18 +82,18 @@ size_t
 proto_welcome_encode(const struct proto_welcome *m, uint8_t *buf)
 {
 	const uint64_t words[] = { m->size, m->epoch, m->first, m->committed,
-		m->committed_end, m->end, m->last_epoch };
+		m->committed_end, m->next, m->end, m->last_epoch };
 	uint8_t *p;
 
 	if (m->grant_size > PROTO_DESC_MAX || m->pcfg_size > PROTO_DESC_MAX)
 		return 0;
 	p = prefix_put(buf, PROTO_WELCOME, PROTO_WELCOME_SIZE);
-	for (size_t i = 0; i < 7; i++)
+	for (size_t i = 0; i < 8; i++)
 		layout_put(p + 8 * i, words[i], 8);
-	p[56] = m->grant_size;
-	p[57] = m->pcfg_size;
-	memcpy(p + 58, m->grant, m->grant_size);
-	memcpy(p + 58 + PROTO_DESC_MAX, m->pcfg, m->pcfg_size);
+	p[64] = m->grant_size;
+	p[65] = m->pcfg_size;
+	memcpy(p + 66, m->grant, m->grant_size);
+	memcpy(p + 66 + PROTO_DESC_MAX, m->pcfg, m->pcfg_size);
 	return PROTO_WELCOME_SIZE;
 }
 
@@ -122,14 +122,15 @@ proto_welcome_decode(const uint8_t *buf, size_t len, struct proto_welcome *m)
 	d.first = layout_get(p + 16, 8);
 	d.committed = layout_get(p + 24, 8);
 	d.committed_end = layout_get(p + 32, 8);
-	d.end = layout_get(p + 40, 8);
-	d.last_epoch = layout_get(p + 48, 8);
-	d.grant_size = p[56];
-	d.pcfg_size = p[57];
-	memcpy(d.grant, p + 58, PROTO_DESC_MAX);
-	memcpy(d.pcfg, p + 58 + PROTO_DESC_MAX, PROTO_DESC_MAX);
+	d.next = layout_get(p + 40, 8);
+	d.end = layout_get(p + 48, 8);
+	d.last_epoch = layout_get(p + 56, 8);
+	d.grant_size = p[64];
+	d.pcfg_size = p[65];
+	memcpy(d.grant, p + 66, PROTO_DESC_MAX);
+	memcpy(d.pcfg, p + 66 + PROTO_DESC_MAX, PROTO_DESC_MAX);
 	/* a log as a replica can hold it: a writer trusts these offsets */
-	if (d.size < LAYOUT_MIN_SIZE || d.first > d.committed ||
+	if (d.size < LAYOUT_MIN_SIZE || d.first > d.committed || d.committed > d.next ||
 			d.committed_end < LAYOUT_ENTRIES || d.committed_end > d.end ||
 			d.end > d.size || d.committed_end % LAYOUT_ALIGN ||
 			d.end % LAYOUT_ALIGN || d.last_epoch > d.epoch ||

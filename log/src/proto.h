@@ -28,7 +28,7 @@ enum proto_reason {
 
 #define PROTO_HELLO_SIZE 24
 #define PROTO_DESC_MAX 32	/* room for a grant's or a peer's descriptor */
-#define PROTO_WELCOME_SIZE (8 + 7 * 8 + 2 + 2 * PROTO_DESC_MAX)
+#define PROTO_WELCOME_SIZE (8 + 8 * 8 + 2 + 2 * PROTO_DESC_MAX)
 #define PROTO_REFUSE_SIZE 24
 #define PROTO_COMMIT_SIZE 24
 #define PROTO_MAX_SIZE PROTO_WELCOME_SIZE
@@ -43,8 +43,8 @@ struct proto_hello {
 struct proto_welcome {
 	/* the replica's header */
 	uint64_t size, epoch, first, committed, committed_end;
-	/* where its valid entries end */
-	uint64_t end, last_epoch;
+	/* where its valid entries end: the next index, its place, the last epoch */
+	uint64_t next, end, last_epoch;
 	/* the grant of [LAYOUT_ENTRIES, size), and the replica's peer configuration */
 	uint8_t grant_size, pcfg_size;
 	uint8_t grant[PROTO_DESC_MAX], pcfg[PROTO_DESC_MAX];

@@ -6,7 +6,8 @@
 
 static const struct proto_welcome W = {
 	.size = 1 << 20, .epoch = 9, .first = 10, .committed = 12,
-	.committed_end = LAYOUT_ENTRIES + 96, .end = LAYOUT_ENTRIES + 160, .last_epoch = 8,
+	.committed_end = LAYOUT_ENTRIES + 96, .next = 14, .end = LAYOUT_ENTRIES + 160,
+	.last_epoch = 8,
 	.grant_size = 21, .pcfg_size = 1, .grant = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
 		13, 14, 15, 16, 17, 18, 19, 20, 21}, .pcfg = {1},
 };
@@ -56,13 +57,14 @@ test_proto_welcome__refused(void **state)
 		{24, 8, 13},				/* first past committed */
 		{40, 8, LAYOUT_ENTRIES - 8},		/* committed_end in the header */
 		{40, 8, LAYOUT_ENTRIES + 168},		/* committed past the end */
-		{48, 8, (1 << 20) + 8},			/* end past the log */
-		{48, 8, LAYOUT_ENTRIES + 164},		/* unaligned */
-		{56, 8, 10},				/* last epoch past the epoch */
-		{64, 1, 0},				/* no grant */
-		{64, 1, PROTO_DESC_MAX + 1},		/* a grant too long */
-		{65, 1, 0},				/* no peer configuration */
-		{66 + 21, 1, 0xff},			/* bytes after the grant */
+		{48, 8, 11},				/* next before committed */
+		{56, 8, (1 << 20) + 8},			/* end past the log */
+		{56, 8, LAYOUT_ENTRIES + 164},		/* unaligned */
+		{64, 8, 10},				/* last epoch past the epoch */
+		{72, 1, 0},				/* no grant */
+		{72, 1, PROTO_DESC_MAX + 1},		/* a grant too long */
+		{73, 1, 0},				/* no peer configuration */
+		{74 + 21, 1, 0xff},			/* bytes after the grant */
 		{0, 4, 0x474c5053u},			/* another magic */
 		{4, 2, 2},				/* another version */
 		{6, 2, PROTO_HELLO},			/* another kind */
