@@ -104,15 +104,14 @@ header_found(struct replica *r, bool create)
 	return ret;
 }
 
-/* the valid entries found, and an end mark after them where a torn one was */
-static int
-tail_cut(struct replica *r)
+int
+replica_rescan(struct replica *r, bool cut)
 {
 	static const uint8_t mark[LAYOUT_ENTRY_HDR];
 	uint8_t *at;
 	int ret = scan(r->base, r->size, &r->h, NULL, NULL, &r->end);
 
-	if (ret)
+	if (ret || !cut)
 		return ret;
 	at = r->base + r->end.end;
 	if (r->end.end + LAYOUT_ENTRY_HDR <= r->h.size && memcmp(at, mark, sizeof(mark))) {
@@ -142,7 +141,7 @@ replica_open(const char *path, bool create, uint64_t size, struct replica **rp)
 	if (ret == 0)
 		ret = header_found(r, create);
 	if (ret == 0)
-		ret = tail_cut(r);
+		ret = replica_rescan(r, true);
 	if (ret) {
 		if (ret != REPLICA_SYSTEM)
 			fprintf(stderr, "rpmalogd: %s %s\n", path, WHY[-ret]);

@@ -35,6 +35,12 @@ const struct scan_end *replica_end(const struct replica *r);
 uint8_t *replica_base(const struct replica *r);
 bool replica_is_pmem(const struct replica *r);
 
+/*
+ * The entries scanned again (writes since the open): with CUT, no writer
+ * writing, an end mark after them where torn bytes lie. 0 or LAYOUT_CORRUPT.
+ */
+int replica_rescan(struct replica *r, bool cut);
+
 /* H stored as the header, in the slot not in use, persisted before it returns */
 void replica_store(struct replica *r, const struct log_header *h);
 
