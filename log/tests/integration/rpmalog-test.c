@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * rpmalog-test.c -- the replicated log end to end, on rpmalogd replicas
+ * already started: rpmalog-test CASE REPLICA... (each "addr:port").
+ *
+ *   basic    appends of 0 B to 64 KiB, walked back byte for byte; opened
+ *            again at newer epochs under both policies, the log the same
+ *   fence    a writer of a newer epoch fences the older: its appends fail
+ *            at the call and none of their bytes is read
+ *   killed   (RPMALOG_TEST_KILL: a replica's pid) that replica killed while
+ *            appends go on: under "majority" each returns, the replica
+ *            left behind; a writer under "all" then fails at the open
+ *   killed_all  the same under "all": the append the death meets fails,
+ *            and every append that returned is read back, in order
+ */
+
+#include <pthread.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <librpmalog.h>
+
+#define CHECK(cond)                                                                 \
+	do {                                                                        \
+		if (!(cond)) {                                                      \
+			fprintf(stderr, "%s:%d: not so: %s\n", __FILE__, __LINE__,  \
+					#cond);                                     \
+			exit(1);                                                    \
+		}                                                                   \
+	} while (0)
+
+#define OK(call)                                                                    \
+	do {                                                                        \
+		int ret_ = (call);                                                  \
+		if (ret_) {                                                         \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,  \
+					rpmalog_err_2str(ret_));                    \
+			exit(1);                                                    \
+		}                                                                   \
+	} while (0)
+
+static const char *const *replicas;
+static unsigned n_replicas;
+
+/* entry K's length and bytes: every entry tells its index and its place */
+static size_t
+length_of(uint64_t k)
+{
+	static const size_t lengths[] = { 0, 1, 7, 8, 64, 100, 4096, 65536 };
+
+	return lengths[k % (sizeof(lengths) / sizeof(lengths[0]))];
+}
+
+static void
+fill(uint8_t *buf, uint64_t k, uint64_t tag)
+{
+	for (size_t i = 0; i < length_of(k); i++)
+		buf[i] = (uint8_t)(k * 131 + i * 7 + tag);
+}
+
+struct expect {
+	uint64_t next, tag;
+};
+
+/* each entry walked is the one appended, in order */
+static int
+compare(uint64_t index, const void *data, size_t len, void *arg)
+{
+	struct expect *e = arg;
+	static uint8_t want[65536];
+
+	if (index != e->next || len != length_of(index))
+		return 1;
+	fill(want, index, e->tag);
+	if (memcmp(data, want, len))
+		return 2;
+	e->next++;
+	return 0;
+}
+
+static void
+walked(struct rpmalog *log, uint64_t next, uint64_t tag)
+{
+	struct expect e = { 0, tag };
+	uint64_t first, end;
+
+	OK(rpmalog_tell(log, &first, &end));
+	CHECK(first == 0 && end == next);
+	OK(rpmalog_walk(log, 0, compare, &e));
+	CHECK(e.next == next);
+}
+
+static void
+appended(struct rpmalog *log, uint64_t from, uint64_t to, uint64_t tag)
+{
+	static uint8_t buf[65536];
+	uint64_t index;
+
+	for (uint64_t k = from; k < to; k++) {
+		fill(buf, k, tag);
+		OK(rpmalog_append(log, buf, length_of(k), &index));
+		CHECK(index == k);
+	}
+}
+
+static struct rpmalog *
+opened(enum rpmalog_policy policy, uint64_t epoch)
+{
+	struct rpmalog *log = NULL;
+
+	OK(rpmalog_open(replicas, n_replicas, policy, epoch, RPMALOG_ACCEPT_VISIBILITY, &log));
+	return log;
+}
+
+static void
+basic(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	unsigned live, all;
+
+	OK(rpmalog_replicas(log, &live, &all));
+	CHECK(live == n_replicas && all == n_replicas);
+	walked(log, 0, 0);
+	appended(log, 0, 40, 0);
+	walked(log, 40, 0);
+	OK(rpmalog_close(&log));
+	CHECK(log == NULL);
+	log = opened(RPMALOG_POLICY_ALL, 2);
+	walked(log, 40, 0);
+	appended(log, 40, 50, 0);
+	OK(rpmalog_close(&log));
+	log = opened(RPMALOG_POLICY_MAJORITY, 3);
+	walked(log, 50, 0);
+	OK(rpmalog_close(&log));
+	printf("basic: 50 entries appended, walked at 3 epochs\n");
+}
+
+static void
+fence(void)
+{
+	struct rpmalog *old = opened(RPMALOG_POLICY_ALL, 10), *new, *stale = NULL;
+	uint64_t index;
+	int ret;
+
+	appended(old, 0, 3, 1);
+	new = opened(RPMALOG_POLICY_ALL, 11);
+	/* the replicas' notice, or the revoked grant where the append meets it first */
+	ret = rpmalog_append(old, "late", 4, &index);
+	CHECK(ret == RPMALOG_E_FENCED || ret == RPMALOG_E_REPLICA);
+	CHECK(rpmalog_append(old, "later", 5, &index) == ret);
+	walked(new, 3, 1);
+	appended(new, 3, 6, 1);
+	CHECK(rpmalog_open(replicas, n_replicas, RPMALOG_POLICY_ALL, 10,
+			RPMALOG_ACCEPT_VISIBILITY, &stale) == RPMALOG_E_FENCED);
+	CHECK(stale == NULL);
+	walked(new, 6, 1);
+	(void) rpmalog_close(&old);
+	OK(rpmalog_close(&new));
+	printf("fence: the writer of epoch 10 fenced by 11's, none of its late bytes read\n");
+}
+
+static void *
+killer(void *arg)
+{
+	usleep(200 * 1000); /* the appends are under way */
+	CHECK(kill(*(pid_t *)arg, SIGKILL) == 0);
+	return NULL;
+}
+
+/* the replica of RPMALOG_TEST_KILL killed by a thread of its own, soon */
+static pthread_t
+kill_soon(void)
+{
+	static pid_t pid;
+	const char *victim = getenv("RPMALOG_TEST_KILL");
+	pthread_t t;
+
+	pid = victim ? (pid_t)atoi(victim) : 0;
+	CHECK(pid > 0);
+	CHECK(pthread_create(&t, NULL, killer, &pid) == 0);
+	return t;
+}
+
+static void
+killed(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	unsigned live = n_replicas, all;
+	uint64_t k = 0;
+	pthread_t t = kill_soon();
+
+	/* appends go on through the kill, and 20 past the moment it is seen */
+	for (uint64_t seen = 0; seen < 20; k++) {
+		appended(log, k, k + 1, 2);
+		OK(rpmalog_replicas(log, &live, &all));
+		seen += live < n_replicas;
+		CHECK(k < 100000);
+	}
+	CHECK(pthread_join(t, NULL) == 0);
+	CHECK(live == n_replicas - 1);
+	walked(log, k, 2);
+	OK(rpmalog_close(&log));
+	log = opened(RPMALOG_POLICY_MAJORITY, 2);
+	walked(log, k, 2);
+	OK(rpmalog_close(&log));
+	CHECK(rpmalog_open(replicas, n_replicas, RPMALOG_POLICY_ALL, 3,
+			RPMALOG_ACCEPT_VISIBILITY, &log) == RPMALOG_E_QUORUM);
+	printf("killed: %llu entries appended through a replica's death, all read back\n",
+			(unsigned long long)k);
+}
+
+static void
+killed_all(void)
+{
+	static uint8_t buf[65536];
+	struct rpmalog *log = opened(RPMALOG_POLICY_ALL, 1);
+	struct expect e = { 0, 3 };
+	uint64_t k = 0, index;
+	pthread_t t = kill_soon();
+	int ret;
+
+	do {
+		fill(buf, k, 3);
+		ret = rpmalog_append(log, buf, length_of(k), &index);
+		CHECK(ret != 0 || index == k);
+		CHECK(++k < 100000);
+	} while (ret == 0);
+	CHECK(ret == RPMALOG_E_REPLICA);
+	CHECK(rpmalog_append(log, buf, 1, &index) == RPMALOG_E_REPLICA);
+	CHECK(pthread_join(t, NULL) == 0);
+	(void) rpmalog_close(&log);
+	/* the failed append (k - 1) may have landed on the survivors: it may be read, whole */
+	log = opened(RPMALOG_POLICY_MAJORITY, 2);
+	OK(rpmalog_walk(log, 0, compare, &e));
+	CHECK(e.next == k - 1 || e.next == k);
+	OK(rpmalog_close(&log));
+	printf("killed_all: append %llu failed at the death, the %llu before it read back\n",
+			(unsigned long long)(k - 1), (unsigned long long)(k - 1));
+}
+
+int
+main(int argc, char *argv[])
+{
+	if (argc < 3) {
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all REPLICA...\n");
+		return 2;
+	}
+	replicas = (const char *const *)&argv[2];
+	n_replicas = (unsigned)(argc - 2);
+	if (strcmp(argv[1], "basic") == 0)
+		basic();
+	else if (strcmp(argv[1], "fence") == 0)
+		fence();
+	else if (strcmp(argv[1], "killed") == 0)
+		killed();
+	else if (strcmp(argv[1], "killed_all") == 0)
+		killed_all();
+	else
+		return 2;
+	return 0;
+}
