@@ -73,6 +73,13 @@ typedef int rpmalog_walk_fn(uint64_t index, const void *data, size_t len, void *
 /* Read the committed entries from FROM on, from an up-to-date replica, in order. */
 int rpmalog_walk(struct rpmalog *log, uint64_t from, rpmalog_walk_fn *fn, void *arg);
 
+/*
+ * Connect again to each replica that counts no more (back from a crash, or
+ * a new one at its address), bring it to the log from one that counts and
+ * count it again: *REJOINED says how many. Appends go on before and after.
+ */
+int rpmalog_rejoin(struct rpmalog *log, unsigned *rejoined);
+
 /* How many replicas count now (*LIVE) of the log's (*ALL). */
 int rpmalog_replicas(const struct rpmalog *log, unsigned *live, unsigned *all);
 

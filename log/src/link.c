@@ -24,9 +24,23 @@ ready(int fd, int timeout_ms)
 	return poll(&p, 1, timeout_ms) == 1;
 }
 
-/* the next completion of the connection within TIMEOUT_MS: 0, or a code */
+/* the replica's notice that a newer writer fenced this one */
+static bool
+fenced(const struct link *l, const struct ibv_wc *wc)
+{
+	struct proto_refuse r;
+
+	return wc->opcode == IBV_WC_RECV && wc->status == IBV_WC_SUCCESS &&
+			proto_refuse_decode(l->msg[0], wc->byte_len, &r) == 0;
+}
+
+/*
+ * The next completion of the connection within TIMEOUT_MS, a receive's
+ * where RECV says so, else another's (a receive then can only be a fence
+ * notice): 0, or a code.
+ */
 static int
-completion(struct link *l, struct ibv_wc *wc, int timeout_ms)
+completion(struct link *l, struct ibv_wc *wc, int timeout_ms, bool recv)
 {
 	struct rpma_cq *cq;
 	int n, fd, ret;
@@ -35,8 +49,12 @@ completion(struct link *l, struct ibv_wc *wc, int timeout_ms)
 		return failed(l, "the connection's CQ", ret);
 	for (;;) {
 		ret = rpma_cq_get_wc(cq, 1, wc, &n);
-		if (ret == 0 && n == 1)
+		if (ret == 0 && n == 1 && !recv && fenced(l, wc))
+			return RPMALOG_E_FENCED;
+		if (ret == 0 && n == 1 && recv == (wc->opcode == IBV_WC_RECV))
 			return wc->status == IBV_WC_SUCCESS ? 0 : RPMALOG_E_REPLICA;
+		if (ret == 0 && n == 1)
+			continue; /* a receive flushed as the connection ends */
 		if (ret != RPMA_E_NO_COMPLETION)
 			return failed(l, "rpma_cq_get_wc()", ret);
 		/* the CQ is armed: a completion after the poll above wakes this */
@@ -128,7 +146,7 @@ link_open(struct link *l, const struct proto_hello *hello, int flags, int timeou
 	int ret = connected(l, hello, timeout_ms);
 
 	if (!ret)
-		ret = completion(l, &wc, timeout_ms);
+		ret = completion(l, &wc, timeout_ms, true);
 	if (ret)
 		return ret;
 	if (proto_refuse_decode(l->msg[0], wc.byte_len, &r) == 0) {
@@ -176,16 +194,6 @@ link_post(struct link *l, uint64_t offset, size_t len)
 	return ret ? failed(l, "posting the entry", ret) : 0;
 }
 
-/* the replica's notice that a newer writer fenced this one */
-static bool
-fenced(const struct link *l, const struct ibv_wc *wc)
-{
-	struct proto_refuse r;
-
-	return wc->opcode == IBV_WC_RECV && wc->status == IBV_WC_SUCCESS &&
-			proto_refuse_decode(l->msg[0], wc->byte_len, &r) == 0;
-}
-
 int
 link_poll(struct link *l)
 {
@@ -225,22 +233,48 @@ link_commit(struct link *l, const struct proto_commit *c, int timeout_ms)
 	int ret = rpma_send(l->conn, l->msg_mr, PROTO_MAX_SIZE,
 			proto_commit_encode(c, l->msg[1]), RPMA_F_COMPLETION_ALWAYS, NULL);
 
-	return ret ? failed(l, "rpma_send()", ret) : completion(l, &wc, timeout_ms);
+	return ret ? failed(l, "rpma_send()", ret) : completion(l, &wc, timeout_ms, false);
+}
+
+/* LEN bytes at OFFSET of the log read into MR, within TIMEOUT_MS */
+static int
+read_into(struct link *l, struct rpma_mr_local *mr, uint64_t offset, size_t len, int timeout_ms)
+{
+	struct ibv_wc wc;
+	int ret = rpma_read(l->conn, mr, 0, l->entries, offset - LAYOUT_ENTRIES, len,
+			RPMA_F_COMPLETION_ALWAYS, NULL);
+
+	return ret ? failed(l, "rpma_read()", ret) : completion(l, &wc, timeout_ms, false);
 }
 
 int
 link_read(struct link *l, void *dst, size_t size, uint64_t offset, size_t len, int timeout_ms)
 {
 	struct rpma_mr_local *mr;
-	struct ibv_wc wc;
 	int ret = rpma_mr_reg(l->peer, dst, size, RPMA_MR_USAGE_READ_DST, &mr);
 
 	if (ret)
 		return failed(l, "registering the reader's buffer", ret);
-	ret = rpma_read(l->conn, mr, 0, l->entries, offset - LAYOUT_ENTRIES, len,
-			RPMA_F_COMPLETION_ALWAYS, NULL);
-	ret = ret ? failed(l, "rpma_read()", ret) : completion(l, &wc, timeout_ms);
+	ret = read_into(l, mr, offset, len, timeout_ms);
 	(void) rpma_mr_dereg(&mr);
+	return ret;
+}
+
+int
+link_read_stage(struct link *l, uint64_t offset, size_t len, int timeout_ms)
+{
+	return read_into(l, l->stage_mr, offset, len, timeout_ms);
+}
+
+int
+link_put(struct link *l, uint64_t offset, size_t len, int timeout_ms)
+{
+	struct ibv_wc wc;
+	int ret = link_post(l, offset, len);
+
+	if (!ret)
+		ret = completion(l, &wc, timeout_ms, false);
+	l->posted = false;
 	return ret;
 }
 

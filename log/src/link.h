@@ -48,6 +48,12 @@ int link_commit(struct link *l, const struct proto_commit *c, int timeout_ms);
 int link_read(struct link *l, void *dst, size_t size, uint64_t offset, size_t len,
 		int timeout_ms);
 
+/* LEN bytes at OFFSET of the log read into the stage, within TIMEOUT_MS */
+int link_read_stage(struct link *l, uint64_t offset, size_t len, int timeout_ms);
+
+/* the stage's first LEN bytes written at OFFSET and flushed, within TIMEOUT_MS */
+int link_put(struct link *l, uint64_t offset, size_t len, int timeout_ms);
+
 /* disconnect and free what it holds; it counts no more */
 void link_close(struct link *l);
 

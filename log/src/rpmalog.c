@@ -15,7 +15,8 @@
 
 struct rpmalog {
 	enum rpmalog_policy policy;
-	uint64_t epoch;
+	struct proto_hello hello;		/* the epoch, and this writer's number */
+	int flags;
 	int timeout_ms;
 	unsigned n, quorum;
 	uint64_t size, first, next, end;	/* the log as the live replicas hold it */
@@ -93,38 +94,76 @@ newest(const struct rpmalog *log)
 	return best;
 }
 
+static bool
+alike(const struct proto_welcome *a, const struct proto_welcome *b)
+{
+	return a->end == b->end && a->next == b->next && a->last_epoch == b->last_epoch &&
+			a->first == b->first;
+}
+
 /*
- * The replicas that hold the newest log alike go on; the others are left
- * behind (their catch-up is still to come). The whole newest log counts as
- * committed: a quorum holds it.
+ * L made to hold the log of SRC, a replica that holds the newest: every
+ * entry copied through the stage (whatever L held there, a shorter log or
+ * an older writer's tail, is overwritten), an end mark after them.
+ */
+static int
+caught_up(struct rpmalog *log, struct link *src, struct link *l)
+{
+	size_t chunk = log->stage_size - LAYOUT_ENTRY_HDR;
+	int ret = 0;
+
+	if (l->w.size < log->end + LAYOUT_ENTRY_HDR || l->w.first != log->first)
+		return RPMALOG_E_FULL;
+	for (uint64_t at = LAYOUT_ENTRIES; at < log->end && !ret; at += chunk) {
+		size_t len = log->end - at < chunk ? (size_t)(log->end - at) : chunk;
+
+		ret = link_read_stage(src, at, len, log->timeout_ms);
+		if (!ret)
+			ret = link_put(l, at, len, log->timeout_ms);
+	}
+	if (!ret) {
+		entry_mark_end(log->stage);
+		ret = link_put(l, log->end, LAYOUT_ENTRY_HDR, log->timeout_ms);
+	}
+	if (!ret) {
+		l->w.next = log->next;
+		l->w.end = log->end;
+		l->w.last_epoch = src->w.last_epoch;
+	}
+	return ret;
+}
+
+/*
+ * The newest log taken as the log: a quorum holds it, or will once the
+ * replicas behind it are caught up from one that holds it; a replica that
+ * cannot be is left behind. All of it counts as committed then.
  */
 static int
 recovered(struct rpmalog *log)
 {
 	const struct proto_welcome *b = newest(log);
+	struct link *src = NULL;
 
-	for (unsigned i = 0; i < log->n; i++) {
-		struct link *l = &log->links[i];
-
-		if (l->live && (l->w.end != b->end || l->w.next != b->next ||
-				l->w.last_epoch != b->last_epoch || l->w.first != b->first ||
-				l->w.size != b->size))
-			left_behind(log, l);
-	}
-	if (live(log) < log->quorum)
-		return RPMALOG_E_DIVERGED;
 	log->size = b->size;
 	log->first = b->first;
 	log->next = b->next;
 	log->end = b->end;
-	return 0;
+	for (unsigned i = 0; i < log->n && src == NULL; i++)
+		if (log->links[i].live && alike(&log->links[i].w, b))
+			src = &log->links[i];
+	for (unsigned i = 0; i < log->n; i++) {
+		struct link *l = &log->links[i];
+
+		if (l->live && !alike(&l->w, b) && caught_up(log, src, l))
+			left_behind(log, l);
+	}
+	return live(log) < log->quorum ? RPMALOG_E_DIVERGED : 0;
 }
 
 int
 rpmalog_open(const char *const *replicas, unsigned n, enum rpmalog_policy policy,
 		uint64_t epoch, int flags, struct rpmalog **log_ptr)
 {
-	struct proto_hello hello = { .epoch = epoch };
 	struct rpmalog *log;
 	int ret = 0, why = RPMALOG_E_QUORUM;
 
@@ -135,23 +174,23 @@ rpmalog_open(const char *const *replicas, unsigned n, enum rpmalog_policy policy
 	log = calloc(1, sizeof(*log) + n * sizeof(log->links[0]));
 	if (log == NULL)
 		return RPMALOG_E_NOMEM;
-	*log = (struct rpmalog){ .policy = policy, .epoch = epoch, .timeout_ms = 5000, .n = n,
-		.quorum = policy == RPMALOG_POLICY_ALL ? n : n / 2 + 1 };
+	*log = (struct rpmalog){ .policy = policy, .hello.epoch = epoch, .flags = flags,
+		.timeout_ms = 5000, .n = n, .quorum = policy == RPMALOG_POLICY_ALL ? n : n / 2 + 1 };
 	/* two writers of one epoch are told apart by this number */
-	if (getrandom(&hello.writer, sizeof(hello.writer), 0) != sizeof(hello.writer))
-		hello.writer = now_ms() ^ (uintptr_t)log;
+	if (getrandom(&log->hello.writer, sizeof(log->hello.writer), 0) != sizeof(uint64_t))
+		log->hello.writer = now_ms() ^ (uintptr_t)log;
 	for (unsigned i = 0; i < n; i++) {
 		log->links[i].replica = replicas[i];
-		ret = link_open(&log->links[i], &hello, flags, log->timeout_ms);
+		ret = link_open(&log->links[i], &log->hello, flags, log->timeout_ms);
 		/* a fence or a refused persistence says more than a missing quorum */
 		if (ret == RPMALOG_E_FENCED || ret == RPMALOG_E_NO_PERSIST)
 			why = ret;
 		if (ret)
 			link_close(&log->links[i]);
 	}
-	ret = live(log) < log->quorum ? why : recovered(log);
+	ret = live(log) < log->quorum ? why : staged(log, STAGE_MIN);
 	if (!ret)
-		ret = staged(log, STAGE_MIN);
+		ret = recovered(log);
 	if (ret) {
 		(void) rpmalog_close(&log);
 		return ret;
@@ -220,7 +259,7 @@ rpmalog_appendv(struct rpmalog *log, const struct iovec *iov, int iovcnt, uint64
 	if (ret || live(log) < log->quorum)
 		return ret ? ret : RPMALOG_E_QUORUM;
 	/* the entries before it are durable on a quorum: its header says so */
-	e = (struct log_entry){ .index = log->next, .epoch = log->epoch, .committed = log->next };
+	e = (struct log_entry){ .index = log->next, .epoch = log->hello.epoch, .committed = log->next };
 	bytes = entry_encode(log->stage, log->stage_size, &e, iov, iovcnt);
 	for (unsigned i = 0; i < log->n; i++)
 		if (log->links[i].live && link_post(&log->links[i], log->end, (size_t)bytes))
@@ -241,6 +280,38 @@ rpmalog_append(struct rpmalog *log, const void *buf, size_t len, uint64_t *index
 	if (buf == NULL && len > 0)
 		return RPMALOG_E_INVAL;
 	return rpmalog_appendv(log, &iov, 1, index);
+}
+
+int
+rpmalog_rejoin(struct rpmalog *log, unsigned *rejoined)
+{
+	struct link *src = NULL;
+	unsigned n = 0;
+
+	if (log == NULL || rejoined == NULL)
+		return RPMALOG_E_INVAL;
+	if (log->failed)
+		return log->failed;
+	for (unsigned i = 0; i < log->n && src == NULL; i++)
+		if (log->links[i].live)
+			src = &log->links[i];
+	for (unsigned i = 0; i < log->n && src; i++) {
+		struct link *l = &log->links[i];
+
+		if (l->live)
+			continue;
+		link_close(l);
+		*l = (struct link){ .replica = l->replica };
+		/* the same writer again: the replica fences its earlier connection */
+		if (link_open(l, &log->hello, log->flags, log->timeout_ms) ||
+				link_stage(l, log->stage, log->stage_size) ||
+				caught_up(log, src, l))
+			link_close(l);
+		else
+			n++;
+	}
+	*rejoined = n;
+	return 0;
 }
 
 int
@@ -303,7 +374,7 @@ rpmalog_walk(struct rpmalog *log, uint64_t from, rpmalog_walk_fn *fn, void *arg)
 			log->end - LAYOUT_ENTRIES, LAYOUT_ENTRIES, log->end - LAYOUT_ENTRIES,
 			log->timeout_ms);
 	/* only what is committed: the walk ends where the writer's log does */
-	h = (struct log_header){ .size = log->end, .epoch = log->epoch, .first = log->first,
+	h = (struct log_header){ .size = log->end, .epoch = log->hello.epoch, .first = log->first,
 		.committed = log->first, .committed_end = LAYOUT_ENTRIES };
 	if (!ret)
 		ret = scan(buf, log->end, &h, walked, &w, &end);

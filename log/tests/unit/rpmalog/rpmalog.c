@@ -55,6 +55,7 @@ test_rpmalog__null_log(void **state)
 	assert_int_equal(rpmalog_appendv(NULL, NULL, 0, &a), RPMALOG_E_INVAL);
 	assert_int_equal(rpmalog_tell(NULL, &a, &b), RPMALOG_E_INVAL);
 	assert_int_equal(rpmalog_replicas(NULL, &x, &y), RPMALOG_E_INVAL);
+	assert_int_equal(rpmalog_rejoin(NULL, &x), RPMALOG_E_INVAL);
 	assert_int_equal(rpmalog_walk(NULL, 0, NULL, NULL), RPMALOG_E_INVAL);
 	assert_int_equal(rpmalog_set_timeout(NULL, 10), RPMALOG_E_INVAL);
 	assert_int_equal(rpmalog_close(NULL), RPMALOG_E_INVAL);
