@@ -2,8 +2,8 @@
 """The replicated log of log/ (doc/LOG.md) end to end: three rpmalogd
 replicas on the boot's host, each keeping its log in a file of its own,
 and a case of rpmalog-test against them (its source says what each
-checks); each replica then stops cleanly at SIGTERM, but the one a
-killed case kills."""
+checks); each replica then stops cleanly at SIGTERM, but the one a case
+kills."""
 
 import os
 import re
@@ -17,52 +17,52 @@ from harness import pair
 REPLICAS = 3
 LOG_BYTES = 8 << 20
 LIMIT = 120
-CASES = ["basic", "fence", "killed", "killed_all"]
+CASES = ["basic", "fence", "killed", "killed_all", "rejoin"]
 IWARP = "no type-2 memory windows: each replica refuses the writer, its device binding no grant"
 
 
-def replicas(run, memory):
-    """REPLICAS rpmalogd, each listening, its log a new file in MEMORY's
-    folder: their Procs and their "addr:port"s."""
-    host, first = run.host(), run.port(REPLICAS)
-    folder = run.session.matrix.memory[memory]["dir"]
-    procs, names = [], []
-    for port in range(first, first + REPLICAS):
-        path = f"{folder}/rpmalog-{port}"
-        host.checked(["rm", "-f", path])
-        procs.append(host.run(run.wrapper + [run.build.bin("log", "rpmalogd"), "--create",
-                                             str(LOG_BYTES), run.ip(), str(port), path],
-                              run.env, timeout=run.limit(LIMIT)))
-        procs[-1].name = f"replica {port}"
-        assert procs[-1].wait_line(pair.READY, run.limit(60)), \
-            f"{procs[-1].name} never listened:\n{procs[-1].output}"
-        names.append(f"{run.ip()}:{port}")
-    return procs, names
+def replica(run, memory, port):
+    """rpmalogd on PORT, listening, its log a new file in MEMORY's folder: its Proc."""
+    path = f"{run.session.matrix.memory[memory]['dir']}/rpmalog-{port}"
+    run.host().checked(["rm", "-f", path])
+    proc = run.host().run(run.wrapper + [run.build.bin("log", "rpmalogd"), "--create",
+                                         str(LOG_BYTES), run.ip(), str(port), path],
+                          run.env, timeout=run.limit(LIMIT))
+    proc.name = f"replica {port}"
+    assert proc.wait_line(pair.READY, run.limit(60)), f"{proc.name} never listened:\n{proc.output}"
+    return proc
 
 
 @pytest.mark.target(hosts=1, variants=("plain", "sanitizers", "valgrind"))
 @pytest.mark.parametrize("memory", ["file"])
 @pytest.mark.parametrize("case", CASES)
 def test_log(run, case, memory):
-    procs, names = replicas(run, memory)
+    first, iwarp = run.port(REPLICAS), run.caps["iwarp"]
+    names = [f"{run.ip()}:{port}" for port in range(first, first + REPLICAS)]
+    # (rejoin's third replica starts once the writer asks for it)
+    procs = [replica(run, memory, first + i) for i in range(REPLICAS - (case == "rejoin"))]
     env, stops = dict(run.env), [0] * REPLICAS
-    if case.startswith("killed"):
-        env["RPMALOG_TEST_KILL"] = re.search(r"pid (\d+)", procs[-1].output)[1]
-        stops[-1] = 0 if run.caps["iwarp"] else 137
-    writer = pair.Side(run.host(), [run.build.bin("log", "tests", "rpmalog-test"), case, *names],
-                       env, expect=1 if run.caps["iwarp"] else 0, name="writer")
+    victim = {"killed": 2, "killed_all": 2, "rejoin": 0}.get(case)
+    if victim is not None:
+        env["RPMALOG_TEST_KILL"] = re.search(r"pid (\d+)", procs[victim].output)[1]
+        stops[victim] = 0 if iwarp else 137
+    writer = run.host().run(run.wrapper + [run.build.bin("log", "tests", "rpmalog-test"), case,
+                                           *names], env, timeout=run.limit(LIMIT))
+    writer.name = "writer"
     try:
-        result = pair.run(None, [writer], run.limit(LIMIT), wrapper=run.wrapper)
+        if case == "rejoin" and writer.wait_line("start the third replica", run.limit(LIMIT)):
+            procs.append(replica(run, memory, first + 2))
+        writer.wait(run.limit(LIMIT) + 10)
     finally:
         for proc in procs:
             proc.signal(signal.SIGTERM)
     stopped = [proc.wait(run.limit(30)) for proc in procs]
-    report = result.report() + "".join(f"\n--- {p.name} (status {p.status})\n{p.output}"
-                                       for p in procs)
-    assert result.ok and stopped == stops, report
-    if run.caps["iwarp"]:
+    report = "\n".join(f"--- {p.name}: {' '.join(p.argv)} (status {p.status})\n{p.output}"
+                       for p in [writer, *procs])
+    assert writer.status == (1 if iwarp else 0) and stopped == stops[:len(procs)], report
+    if iwarp:
         print(f"on iWARP it asserts the clear error instead: {IWARP}")
-        assert "its device binds no grant" in result.output("writer"), report
+        assert "its device binds no grant" in writer.output, report
 
 
 @pytest.mark.target(hosts=0)

@@ -12,6 +12,10 @@
  *            left behind; a writer under "all" then fails at the open
  *   killed_all  the same under "all": the append the death meets fails,
  *            and every append that returned is read back, in order
+ *   rejoin   opened while the third replica is not there yet; it is asked
+ *            for ("start the third replica"), caught up and counted while
+ *            appends go on; then the first (RPMALOG_TEST_KILL) is killed
+ *            and the rejoined one makes the majority
  */
 
 #include <pthread.h>
@@ -116,6 +120,17 @@ opened(enum rpmalog_policy policy, uint64_t epoch)
 	return log;
 }
 
+/* the log read back, closed, and read back once more by a writer of EPOCH */
+static void
+reread(struct rpmalog *log, uint64_t next, uint64_t tag, uint64_t epoch)
+{
+	walked(log, next, tag);
+	OK(rpmalog_close(&log));
+	log = opened(RPMALOG_POLICY_MAJORITY, epoch);
+	walked(log, next, tag);
+	OK(rpmalog_close(&log));
+}
+
 static void
 basic(void)
 {
@@ -202,11 +217,7 @@ killed(void)
 	}
 	CHECK(pthread_join(t, NULL) == 0);
 	CHECK(live == n_replicas - 1);
-	walked(log, k, 2);
-	OK(rpmalog_close(&log));
-	log = opened(RPMALOG_POLICY_MAJORITY, 2);
-	walked(log, k, 2);
-	OK(rpmalog_close(&log));
+	reread(log, k, 2, 2);
 	CHECK(rpmalog_open(replicas, n_replicas, RPMALOG_POLICY_ALL, 3,
 			RPMALOG_ACCEPT_VISIBILITY, &log) == RPMALOG_E_QUORUM);
 	printf("killed: %llu entries appended through a replica's death, all read back\n",
@@ -242,11 +253,44 @@ killed_all(void)
 			(unsigned long long)(k - 1), (unsigned long long)(k - 1));
 }
 
+static void
+rejoin(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	const char *victim = getenv("RPMALOG_TEST_KILL");
+	unsigned live, all, rejoined;
+	uint64_t k = 30;
+
+	CHECK(victim != NULL);
+	OK(rpmalog_replicas(log, &live, &all));
+	CHECK(live == n_replicas - 1);
+	appended(log, 0, k, 4);
+	printf("rejoin: start the third replica\n");
+	fflush(stdout);
+	for (int tries = 0; live < n_replicas; tries++, k++) {
+		CHECK(tries < 600);
+		appended(log, k, k + 1, 4);
+		OK(rpmalog_rejoin(log, &rejoined));
+		OK(rpmalog_replicas(log, &live, &all));
+		CHECK(live == n_replicas - 1 + rejoined);
+		if (live < n_replicas)
+			usleep(100 * 1000);
+	}
+	CHECK(kill((pid_t)atoi(victim), SIGKILL) == 0);
+	appended(log, k, k + 20, 4);
+	k += 20;
+	OK(rpmalog_replicas(log, &live, &all));
+	CHECK(live == n_replicas - 1);
+	reread(log, k, 4, 2);
+	printf("rejoin: %llu entries, the third replica caught up and counted\n",
+			(unsigned long long)k);
+}
+
 int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all REPLICA...\n");
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|rejoin REPLICA...\n");
 		return 2;
 	}
 	replicas = (const char *const *)&argv[2];
@@ -259,6 +303,8 @@ main(int argc, char *argv[])
 		killed();
 	else if (strcmp(argv[1], "killed_all") == 0)
 		killed_all();
+	else if (strcmp(argv[1], "rejoin") == 0)
+		rejoin();
 	else
 		return 2;
 	return 0;
