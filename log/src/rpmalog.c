@@ -192,6 +192,7 @@ rpmalog_open(const char *const *replicas, unsigned n, enum rpmalog_policy policy
 	if (!ret)
 		ret = recovered(log);
 	if (ret) {
+		log->end = 0; /* no commit point to tell: nothing was taken */
 		(void) rpmalog_close(&log);
 		return ret;
 	}
@@ -401,7 +402,6 @@ rpmalog_close(struct rpmalog **log_ptr)
 	for (unsigned i = 0; i < log->n; i++) {
 		struct link *l = &log->links[i];
 
-		/* (an open that failed knows no end to tell) */
 		if (l->live && !log->failed && log->end && link_commit(l, &c, log->timeout_ms))
 			ret = RPMALOG_E_REPLICA;
 		link_close(l);
