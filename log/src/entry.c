@@ -44,6 +44,17 @@ entry_encode(uint8_t *dst, uint64_t room, struct log_entry *e, const struct iove
 	return (int64_t)(size + LAYOUT_ENTRY_HDR);
 }
 
+uint64_t
+entry_restamp(uint8_t *dst, uint64_t epoch)
+{
+	uint32_t length = (uint32_t)layout_get(dst + ENTRY_LENGTH, 4);
+
+	layout_put(dst + ENTRY_EPOCH, epoch, 8);
+	layout_put(dst + ENTRY_CRC, crc32c(crc32c(0, dst, ENTRY_CRC), dst + LAYOUT_ENTRY_HDR,
+			length), 4);
+	return entry_size(length);
+}
+
 void
 entry_mark_end(uint8_t *dst)
 {

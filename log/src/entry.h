@@ -31,6 +31,9 @@ entry_size(uint64_t length)
 int64_t entry_encode(uint8_t *dst, uint64_t room, struct log_entry *e,
 		const struct iovec *iov, int iovcnt);
 
+/* the whole entry at DST given EPOCH, its checksum made again: its size */
+uint64_t entry_restamp(uint8_t *dst, uint64_t epoch);
+
 /* what ends the log: 32 bytes that are no entry */
 void entry_mark_end(uint8_t *dst);
 

@@ -134,9 +134,36 @@ caught_up(struct rpmalog *log, struct link *src, struct link *l)
 }
 
 /*
+ * The entries from FROM (the newest log's committed end) on, rewritten at
+ * this writer's epoch on every replica that counts. A writer fenced before
+ * them may have left a longer tail of an older epoch elsewhere: a later
+ * writer, preferring the latest last epoch, then takes this log, so no
+ * reader sees two entries at one index.
+ */
+static int
+restamped(struct rpmalog *log, struct link *src, uint64_t from)
+{
+	size_t len = (size_t)(log->end - from);
+	int ret = len ? staged(log, len + LAYOUT_ENTRY_HDR) : 0;
+
+	if (len == 0 || ret)
+		return ret;
+	ret = link_read_stage(src, from, len, log->timeout_ms);
+	for (uint8_t *p = log->stage; !ret && p < log->stage + len; )
+		p += entry_restamp(p, log->hello.epoch);
+	entry_mark_end(log->stage + len);
+	for (unsigned i = 0; i < log->n && !ret; i++)
+		if (log->links[i].live &&
+				link_put(&log->links[i], from, len + LAYOUT_ENTRY_HDR, log->timeout_ms))
+			left_behind(log, &log->links[i]);
+	return ret;
+}
+
+/*
  * The newest log taken as the log: a quorum holds it, or will once the
- * replicas behind it are caught up from one that holds it; a replica that
- * cannot be is left behind. All of it counts as committed then.
+ * replicas behind it are caught up from one that holds it (a replica that
+ * cannot be is left behind), and its tail past the committed end is this
+ * writer's then. All of it counts as committed.
  */
 static int
 recovered(struct rpmalog *log)
@@ -157,7 +184,10 @@ recovered(struct rpmalog *log)
 		if (l->live && !alike(&l->w, b) && caught_up(log, src, l))
 			left_behind(log, l);
 	}
-	return live(log) < log->quorum ? RPMALOG_E_DIVERGED : 0;
+	if (live(log) < log->quorum)
+		return RPMALOG_E_DIVERGED;
+	return restamped(log, src, b->committed_end) || live(log) < log->quorum ?
+			RPMALOG_E_QUORUM : 0;
 }
 
 int

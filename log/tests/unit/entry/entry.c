@@ -147,6 +147,22 @@ test_entry_check__committed_ahead(void **state)
 	assert_int_equal(check(sizeof(mem), &d), 0);
 }
 
+/* an entry given a newer epoch checks at it, and only at it, its bytes the same */
+static void
+test_entry_restamp__newer(void **state)
+{
+	(void) state;
+	struct log_entry e;
+
+	encode(sizeof(mem), 300);
+	assert_int_equal(entry_restamp(mem, 9), 32 + 304);
+	assert_int_equal(entry_check(mem, sizeof(mem), 42, 9, 9, 40, &e), 0);
+	assert_int_equal(e.epoch, 9);
+	assert_int_equal(e.length, 300);
+	assert_memory_equal(mem + 32, payload, 300);
+	assert_int_equal(check(sizeof(mem), &e), LAYOUT_BAD_ENTRY); /* not at 7 any more */
+}
+
 /* the end mark is no entry, even where entry 0 of epoch 0 is expected */
 static void
 test_entry_mark_end__no_entry(void **state)
@@ -170,6 +186,7 @@ main(void)
 		TEST(test_entry_check__torn_byte),
 		TEST(test_entry_check__unexpected),
 		TEST(test_entry_check__committed_ahead),
+		TEST(test_entry_restamp__newer),
 		TEST(test_entry_mark_end__no_entry),
 	};
 	return RUN(tests);
