@@ -17,13 +17,17 @@ from harness import pair
 REPLICAS = 3
 LOG_BYTES = 8 << 20
 LIMIT = 120
-CASES = ["basic", "fence", "killed", "killed_all", "rejoin"]
+CASES = ["basic", "fence", "killed", "killed_all", "restamp", "rejoin"]
 IWARP = "no type-2 memory windows: each replica refuses the writer, its device binding no grant"
+
+
+def log_file(run, memory, port):
+    return f"{run.session.matrix.memory[memory]['dir']}/rpmalog-{port}"
 
 
 def replica(run, memory, port):
     """rpmalogd on PORT, listening, its log a new file in MEMORY's folder: its Proc."""
-    path = f"{run.session.matrix.memory[memory]['dir']}/rpmalog-{port}"
+    path = log_file(run, memory, port)
     run.host().checked(["rm", "-f", path])
     proc = run.host().run(run.wrapper + [run.build.bin("log", "rpmalogd"), "--create",
                                          str(LOG_BYTES), run.ip(), str(port), path],
@@ -42,6 +46,7 @@ def test_log(run, case, memory):
     # (rejoin's third replica starts once the writer asks for it)
     procs = [replica(run, memory, first + i) for i in range(REPLICAS - (case == "rejoin"))]
     env, stops = dict(run.env), [0] * REPLICAS
+    env["RPMALOG_TEST_FILES"] = ":".join(log_file(run, memory, first + i) for i in range(REPLICAS))
     victim = {"killed": 2, "killed_all": 2, "rejoin": 0}.get(case)
     if victim is not None:
         env["RPMALOG_TEST_KILL"] = re.search(r"pid (\d+)", procs[victim].output)[1]

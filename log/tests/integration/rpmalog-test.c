@@ -12,14 +12,21 @@
  *            left behind; a writer under "all" then fails at the open
  *   killed_all  the same under "all": the append the death meets fails,
  *            and every append that returned is read back, in order
+ *   restamp  (RPMALOG_TEST_FILES: the replicas' files, ':' between) a
+ *            writer that dies before it closes; the next one rewrites the
+ *            entries past the committed end at its epoch, on every replica
  *   rejoin   opened while the third replica is not there yet; it is asked
  *            for ("start the third replica"), caught up and counted while
  *            appends go on; then the first (RPMALOG_TEST_KILL) is killed
  *            and the rejoined one makes the majority
  */
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <stdio.h>
@@ -27,6 +34,8 @@
 #include <string.h>
 
 #include <librpmalog.h>
+
+#include "scan.h"
 
 #define CHECK(cond)                                                                 \
 	do {                                                                        \
@@ -253,6 +262,64 @@ killed_all(void)
 			(unsigned long long)(k - 1), (unsigned long long)(k - 1));
 }
 
+static int
+of_epoch(const struct log_entry *e, const uint8_t *payload, void *arg)
+{
+	(void) payload;
+	return e->epoch != *(uint64_t *)arg;
+}
+
+/* every entry of each replica's file of epoch EPOCH, N of them */
+static void
+all_of_epoch(uint64_t epoch, uint64_t n)
+{
+	char *files = strdup(getenv("RPMALOG_TEST_FILES") ? getenv("RPMALOG_TEST_FILES") : "");
+
+	CHECK(files && *files);
+	for (char *f = strtok(files, ":"); f; f = strtok(NULL, ":")) {
+		int fd = open(f, O_RDONLY);
+		struct stat st;
+		struct log_header h;
+		struct scan_end end;
+		unsigned slot;
+		void *mem;
+
+		CHECK(fd >= 0 && fstat(fd, &st) == 0);
+		mem = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+		CHECK(mem != MAP_FAILED);
+		CHECK(header_read(mem, (uint64_t)st.st_size, &h, &slot) == 0);
+		CHECK(scan(mem, h.size, &h, of_epoch, &epoch, &end) == 0);
+		CHECK(end.next == n);
+		CHECK(munmap(mem, (size_t)st.st_size) == 0 && close(fd) == 0);
+	}
+	free(files);
+}
+
+static void
+restamp(void)
+{
+	struct rpmalog *log;
+	pid_t child = fork();
+	int status;
+
+	CHECK(child >= 0);
+	if (child == 0) {
+		/* a writer dies with its entries told to no replica as committed */
+		log = opened(RPMALOG_POLICY_MAJORITY, 1);
+		appended(log, 0, 10, 5);
+		_exit(0);
+	}
+	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+			WEXITSTATUS(status) == 0);
+	all_of_epoch(1, 10);
+	log = opened(RPMALOG_POLICY_MAJORITY, 2);
+	all_of_epoch(2, 10);
+	walked(log, 10, 5);
+	appended(log, 10, 15, 5);
+	reread(log, 15, 5, 3);
+	printf("restamp: the 10 entries of a writer that died rewritten at the next one's epoch\n");
+}
+
 static void
 rejoin(void)
 {
@@ -290,7 +357,7 @@ int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|rejoin REPLICA...\n");
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin REPLICA...\n");
 		return 2;
 	}
 	replicas = (const char *const *)&argv[2];
@@ -305,6 +372,8 @@ main(int argc, char *argv[])
 		killed_all();
 	else if (strcmp(argv[1], "rejoin") == 0)
 		rejoin();
+	else if (strcmp(argv[1], "restamp") == 0)
+		restamp();
 	else
 		return 2;
 	return 0;
