@@ -148,6 +148,8 @@ restamped(struct rpmalog *log, struct link *src, uint64_t from)
 
 	if (len == 0 || ret)
 		return ret;
+	/* zeroed: valgrind cannot see the device fill it */
+	memset(log->stage, 0, len);
 	ret = link_read_stage(src, from, len, log->timeout_ms);
 	for (uint8_t *p = log->stage; !ret && p < log->stage + len; )
 		p += entry_restamp(p, log->hello.epoch);
