@@ -176,6 +176,8 @@ admit_writer(struct daemon *d, struct slot *s)
 
 		next.epoch = s->hello.epoch; /* persisted before any answer */
 		replica_store(d->rep, &next);
+		/* from now on, even if this writer is refused a grant */
+		d->admit.epoch = next.epoch;
 	}
 	/* the fenced writers' grants are revoked before the newcomer hears a word */
 	n = admit_fenced(&d->admit, &s->hello, fenced);
