@@ -13,7 +13,7 @@
  *   killed_all  the same under "all": the append the death meets fails,
  *            and every append that returned is read back, in order
  *   restamp  (RPMALOG_TEST_FILES: the replicas' files, ':' between) a
- *            writer that dies before it closes; the next one rewrites the
+ *            writer killed before it closes; the next one rewrites the
  *            entries past the committed end at its epoch, on every replica
  *   rejoin   opened while the third replica is not there yet; it is asked
  *            for ("start the third replica"), caught up and counted while
@@ -187,6 +187,23 @@ fence(void)
 	printf("fence: the writer of epoch 10 fenced by 11's, none of its late bytes read\n");
 }
 
+/*
+ * Appends from *K on (tag TAG) through a replica's death and 20 past the
+ * moment it is seen (a replica killed may take a while to go).
+ */
+static void
+past_death(struct rpmalog *log, uint64_t *k, uint64_t tag)
+{
+	unsigned live, all;
+
+	for (uint64_t seen = 0; seen < 20; (*k)++) {
+		appended(log, *k, *k + 1, tag);
+		OK(rpmalog_replicas(log, &live, &all));
+		seen += live < n_replicas;
+		CHECK(*k < 100000);
+	}
+}
+
 static void *
 killer(void *arg)
 {
@@ -217,13 +234,8 @@ killed(void)
 	uint64_t k = 0;
 	pthread_t t = kill_soon();
 
-	/* appends go on through the kill, and 20 past the moment it is seen */
-	for (uint64_t seen = 0; seen < 20; k++) {
-		appended(log, k, k + 1, 2);
-		OK(rpmalog_replicas(log, &live, &all));
-		seen += live < n_replicas;
-		CHECK(k < 100000);
-	}
+	past_death(log, &k, 2);
+	OK(rpmalog_replicas(log, &live, &all));
 	CHECK(pthread_join(t, NULL) == 0);
 	CHECK(live == n_replicas - 1);
 	reread(log, k, 2, 2);
@@ -307,10 +319,10 @@ restamp(void)
 		/* a writer dies with its entries told to no replica as committed */
 		log = opened(RPMALOG_POLICY_MAJORITY, 1);
 		appended(log, 0, 10, 5);
-		_exit(0);
+		raise(SIGKILL);
 	}
-	CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
-			WEXITSTATUS(status) == 0);
+	CHECK(waitpid(child, &status, 0) == child && WIFSIGNALED(status) &&
+			WTERMSIG(status) == SIGKILL);
 	all_of_epoch(1, 10);
 	log = opened(RPMALOG_POLICY_MAJORITY, 2);
 	all_of_epoch(2, 10);
@@ -344,8 +356,7 @@ rejoin(void)
 			usleep(100 * 1000);
 	}
 	CHECK(kill((pid_t)atoi(victim), SIGKILL) == 0);
-	appended(log, k, k + 20, 4);
-	k += 20;
+	past_death(log, &k, 4);
 	OK(rpmalog_replicas(log, &live, &all));
 	CHECK(live == n_replicas - 1);
 	reread(log, k, 4, 2);
