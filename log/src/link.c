@@ -42,13 +42,10 @@ fenced(const struct link *l, const struct ibv_wc *wc)
 static int
 completion(struct link *l, struct ibv_wc *wc, int timeout_ms, bool recv)
 {
-	struct rpma_cq *cq;
-	int n, fd, ret;
+	int n, ret;
 
-	if ((ret = rpma_conn_get_cq(l->conn, &cq)) || (ret = rpma_cq_get_fd(cq, &fd)))
-		return failed(l, "the connection's CQ", ret);
 	for (;;) {
-		ret = rpma_cq_get_wc(cq, 1, wc, &n);
+		ret = rpma_cq_get_wc(l->cq, 1, wc, &n);
 		if (ret == 0 && n == 1 && !recv && fenced(l, wc))
 			return RPMALOG_E_FENCED;
 		if (ret == 0 && n == 1 && recv == (wc->opcode == IBV_WC_RECV))
@@ -58,7 +55,7 @@ completion(struct link *l, struct ibv_wc *wc, int timeout_ms, bool recv)
 		if (ret != RPMA_E_NO_COMPLETION)
 			return failed(l, "rpma_cq_get_wc()", ret);
 		/* the CQ is armed: a completion after the poll above wakes this */
-		if (!ready(fd, timeout_ms) || rpma_cq_wait(cq))
+		if (!ready(l->cq_fd, timeout_ms) || rpma_cq_wait(l->cq))
 			return RPMALOG_E_REPLICA;
 	}
 }
@@ -108,6 +105,9 @@ connected(struct link *l, const struct proto_hello *hello, int timeout_ms)
 				rpma_utils_conn_event_2str(ev));
 		return RPMALOG_E_REPLICA;
 	}
+	/* taken once: every append polls it */
+	if ((ret = rpma_conn_get_cq(l->conn, &l->cq)) || (ret = rpma_cq_get_fd(l->cq, &l->cq_fd)))
+		return failed(l, "the connection's CQ", ret);
 	return 0;
 }
 
@@ -197,13 +197,11 @@ link_post(struct link *l, uint64_t offset, size_t len)
 int
 link_poll(struct link *l)
 {
-	struct rpma_cq *cq;
 	struct ibv_wc wc;
-	int n, ret = rpma_conn_get_cq(l->conn, &cq);
+	int n, ret;
 
 	do {
-		if (!ret)
-			ret = rpma_cq_get_wc(cq, 1, &wc, &n);
+		ret = rpma_cq_get_wc(l->cq, 1, &wc, &n);
 		if (ret == RPMA_E_NO_COMPLETION)
 			return 0;
 		if (ret)
@@ -287,8 +285,8 @@ link_close(struct link *l)
 	l->live = false;
 	if (l->conn) {
 		/* the replica's answer to the disconnect, awaited a little */
-		if (rpma_conn_disconnect(l->conn) == 0 && rpma_conn_get_event_fd(l->conn, &fd) == 0 &&
-				ready(fd, 1000))
+		if (rpma_conn_disconnect(l->conn) == 0 &&
+				rpma_conn_get_event_fd(l->conn, &fd) == 0 && ready(fd, 1000))
 			(void) rpma_conn_next_event(l->conn, &ev);
 		(void) rpma_conn_delete(&l->conn);
 	}

@@ -15,6 +15,8 @@ struct link {
 	const char *replica;		/* "addr:port", the caller's */
 	struct rpma_peer *peer;
 	struct rpma_conn *conn;
+	struct rpma_cq *cq;		/* the connection's, and its fd */
+	int cq_fd;
 	struct rpma_mr_local *msg_mr;
 	uint8_t msg[2][PROTO_MAX_SIZE];	/* the receive's, the send's */
 	struct rpma_mr_remote *entries;	/* the grant: its offset 0 is LAYOUT_ENTRIES */
