@@ -18,7 +18,8 @@
 #include "admit.h"
 #include "replica.h"
 
-#define USAGE "usage: rpmalogd [--create SIZE] [--direct-write-to-pmem] <addr> <port> <pmem-path>\n"
+#define USAGE "usage: rpmalogd [--create SIZE[K|M|G]] [--direct-write-to-pmem] " \
+	"<addr> <port> <pmem-path>\n"
 
 enum slot_state { SLOT_FREE, SLOT_PENDING, SLOT_SERVING, SLOT_CLOSING };
 
@@ -397,6 +398,28 @@ teardown(struct daemon *d)
 	replica_close(&d->rep);
 }
 
+/* SIZE with an optional binary suffix (K, M, G) in *BYTES; -1 if it is none */
+static int
+parse_size(const char *text, uint64_t *bytes)
+{
+	static const char suffixes[] = "KMG";
+	char *end;
+	const char *suffix;
+
+	errno = 0;
+	*bytes = strtoull(text, &end, 0);
+	if (errno || end == text || text[0] == '-')
+		return -1;
+	if (*end == '\0')
+		return 0;
+	suffix = strchr(suffixes, *end);
+	if (suffix == NULL || end[1] != '\0' ||
+			*bytes > (UINT64_MAX >> (10 * (suffix - suffixes + 1))))
+		return -1;
+	*bytes <<= 10 * (suffix - suffixes + 1);
+	return 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -407,9 +430,15 @@ main(int argc, char *argv[])
 	int i = 1, ret;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (strcmp(argv[i], "--create") == 0 && i + 1 < argc) {
+		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			fputs(USAGE, stdout);
+			return 0;
+		} else if (strcmp(argv[i], "--create") == 0 && i + 1 < argc) {
 			create = true;
-			size = strtoull(argv[++i], NULL, 0);
+			if (parse_size(argv[++i], &size)) {
+				fprintf(stderr, "rpmalogd: --create %s: not a size\n", argv[i]);
+				return 2;
+			}
 		} else if (strcmp(argv[i], "--direct-write-to-pmem") == 0) {
 			direct = true;
 		} else {
