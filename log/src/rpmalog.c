@@ -284,8 +284,12 @@ rpmalog_appendv(struct rpmalog *log, const struct iovec *iov, int iovcnt, uint64
 		return RPMALOG_E_INVAL;
 	if (log->failed || live(log) < log->quorum)
 		return log->failed ? log->failed : RPMALOG_E_QUORUM;
-	for (int i = 0; i < iovcnt; i++)
-		length += iov[i].iov_len;
+	/* summed piece by piece below the length field's limit: the sum never wraps */
+	for (int i = 0; i < iovcnt && length <= UINT32_MAX; i++) {
+		if (iov[i].iov_base == NULL && iov[i].iov_len > 0)
+			return RPMALOG_E_INVAL;
+		length += iov[i].iov_len > UINT32_MAX ? (uint64_t)UINT32_MAX + 1 : iov[i].iov_len;
+	}
 	if (length > UINT32_MAX || log->end + entry_size(length) + LAYOUT_ENTRY_HDR > log->size)
 		return RPMALOG_E_FULL;
 	ret = staged(log, entry_size(length) + LAYOUT_ENTRY_HDR);
