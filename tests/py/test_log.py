@@ -17,7 +17,7 @@ from harness import pair
 REPLICAS = 3
 LOG_BYTES = 8 << 20
 LIMIT = 120
-CASES = ["basic", "fence", "killed", "killed_all", "restamp", "rejoin"]
+CASES = ["basic", "fence", "killed", "killed_all", "restamp", "rejoin", "bad"]
 IWARP = "no type-2 memory windows: each replica refuses the writer, its device binding no grant"
 
 

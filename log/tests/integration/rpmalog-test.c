@@ -19,6 +19,10 @@
  *            for ("start the third replica"), caught up and counted while
  *            appends go on; then the first (RPMALOG_TEST_KILL) is killed
  *            and the rejoined one makes the majority
+ *   bad      bad arguments on an open log, each refused with RPMALOG_E_INVAL
+ *            or RPMALOG_E_FULL; then the log (RPMALOG_TEST_FILES: its size)
+ *            filled to its end: the append that does not fit fails with
+ *            RPMALOG_E_FULL, the log stays whole and takes what still fits
  */
 
 #include <fcntl.h>
@@ -364,11 +368,105 @@ rejoin(void)
 			(unsigned long long)k);
 }
 
+/* the size of the first of the replicas' files */
+static uint64_t
+log_size(void)
+{
+	const char *files = getenv("RPMALOG_TEST_FILES");
+	char first[4096];
+	struct stat st;
+
+	CHECK(files && strlen(files) < sizeof(first));
+	strcpy(first, files);
+	first[strcspn(first, ":")] = '\0';
+	CHECK(stat(first, &st) == 0);
+	return (uint64_t)st.st_size;
+}
+
+/* entry K of the full log: 64 KiB of its own bytes */
+static void
+fill_full(uint8_t *buf, uint64_t k)
+{
+	for (size_t i = 0; i < 65536; i++)
+		buf[i] = (uint8_t)(k * 131 + i * 7 + 5);
+}
+
+struct full {
+	uint64_t k, seen;	/* entries of 64 KiB before the one of 0 B; walked so far */
+};
+
+/* each entry of the full log walked is the one appended */
+static int
+full_compare(uint64_t index, const void *data, size_t len, void *arg)
+{
+	static uint8_t want[65536];
+	struct full *f = arg;
+
+	fill_full(want, index);
+	if (index != f->seen++ || (index < f->k ?
+			len != sizeof(want) || memcmp(data, want, len) : len != 0))
+		return 1;
+	return 0;
+}
+
+/* the full log of K entries of 64 KiB and one of 0 B, walked back whole */
+static void
+full_walked(struct rpmalog *log, uint64_t k)
+{
+	struct full f = { k, 0 };
+
+	OK(rpmalog_walk(log, 0, full_compare, &f));
+	CHECK(f.seen == k + 1);
+}
+
+static void
+bad(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	static uint8_t buf[65536];
+	struct iovec iov[2] = { { NULL, 5 }, { buf, 1 } };
+	/* each entry takes its header and its payload: 32 + 65536 bytes */
+	uint64_t room = log_size() - 4096 - 32, index, first, next, k;
+	int ret;
+
+	CHECK(rpmalog_append(log, NULL, 1, &index) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_append(log, buf, 1, NULL) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_appendv(log, iov, 2, &index) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_appendv(log, iov, -1, &index) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_appendv(log, NULL, 1, &index) == RPMALOG_E_INVAL);
+	/* lengths whose sum wraps around: still too long for an entry */
+	iov[0] = (struct iovec){ buf, SIZE_MAX / 2 + 1 };
+	iov[1] = (struct iovec){ buf, SIZE_MAX / 2 + 1 };
+	CHECK(rpmalog_appendv(log, iov, 2, &index) == RPMALOG_E_FULL);
+	CHECK(rpmalog_set_timeout(log, 0) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_set_timeout(log, -5) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_walk(log, 0, NULL, NULL) == RPMALOG_E_INVAL);
+	CHECK(rpmalog_tell(log, NULL, &index) == RPMALOG_E_INVAL);
+	walked(log, 0, 5);
+	for (k = 0; fill_full(buf, k), (ret = rpmalog_append(log, buf, sizeof(buf), &index)) == 0;
+			k++)
+		CHECK(index == k);
+	CHECK(ret == RPMALOG_E_FULL && k == room / (32 + sizeof(buf)));
+	CHECK(rpmalog_append(log, buf, sizeof(buf), &index) == RPMALOG_E_FULL);
+	/* what still fits is taken */
+	OK(rpmalog_append(log, NULL, 0, &index));
+	CHECK(index == k);
+	OK(rpmalog_tell(log, &first, &next));
+	CHECK(first == 0 && next == k + 1);
+	full_walked(log, k);
+	OK(rpmalog_close(&log));
+	log = opened(RPMALOG_POLICY_ALL, 2);
+	full_walked(log, k);
+	OK(rpmalog_close(&log));
+	printf("bad: each bad argument refused; %llu entries of 64 KiB filled the log\n",
+			(unsigned long long)k);
+}
+
 int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin REPLICA...\n");
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin|bad REPLICA...\n");
 		return 2;
 	}
 	replicas = (const char *const *)&argv[2];
@@ -385,6 +483,8 @@ main(int argc, char *argv[])
 		rejoin();
 	else if (strcmp(argv[1], "restamp") == 0)
 		restamp();
+	else if (strcmp(argv[1], "bad") == 0)
+		bad();
 	else
 		return 2;
 	return 0;
