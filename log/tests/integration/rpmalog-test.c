@@ -19,6 +19,10 @@
  *            for ("start the third replica"), caught up and counted while
  *            appends go on; then the first (RPMALOG_TEST_KILL) is killed
  *            and the rejoined one makes the majority
+ *   writer_killed  entries of about 64 KiB appended, each told once it
+ *            returned ("appended K"), until the test kills the writer; run
+ *            again with RPMALOG_TEST_NEXT (one past the last told), the next
+ *            writer reads back every one told and any after, each whole
  */
 
 #include <fcntl.h>
@@ -58,6 +62,7 @@
 
 static const char *const *replicas;
 static unsigned n_replicas;
+static int large; /* writer_killed's entries: about 64 KiB each */
 
 /* entry K's length and bytes: every entry tells its index and its place */
 static size_t
@@ -65,6 +70,8 @@ length_of(uint64_t k)
 {
 	static const size_t lengths[] = { 0, 1, 7, 8, 64, 100, 4096, 65536 };
 
+	if (large)
+		return 65536 - k % 8;
 	return lengths[k % (sizeof(lengths) / sizeof(lengths[0]))];
 }
 
@@ -345,7 +352,6 @@ rejoin(void)
 	CHECK(live == n_replicas - 1);
 	appended(log, 0, k, 4);
 	printf("rejoin: start the third replica\n");
-	fflush(stdout);
 	for (int tries = 0; live < n_replicas; tries++, k++) {
 		CHECK(tries < 600);
 		appended(log, k, k + 1, 4);
@@ -364,13 +370,75 @@ rejoin(void)
 			(unsigned long long)k);
 }
 
+/* the log read back: entries from 0 to AT_LEAST at least, each whole; how many */
+static uint64_t
+read_back(struct rpmalog *log, uint64_t at_least, uint64_t tag)
+{
+	struct expect e = { 0, tag };
+	uint64_t first, next;
+
+	OK(rpmalog_walk(log, 0, compare, &e));
+	OK(rpmalog_tell(log, &first, &next));
+	CHECK(first == 0 && next == e.next && e.next >= at_least);
+	return e.next;
+}
+
+/*
+ * The invariant after a failure, checked by a writer of EPOCH: each of the
+ * AT_LEAST appends that returned read back, and any entry after them,
+ * each whole, in order, once; then the same log on each replica alone
+ * (opened at the epochs after EPOCH). How many there are.
+ */
+static uint64_t
+checked(uint64_t at_least, uint64_t tag, uint64_t epoch)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_ALL, epoch);
+	uint64_t n = read_back(log, at_least, tag);
+
+	OK(rpmalog_close(&log));
+	for (unsigned i = 0; i < n_replicas; i++) {
+		OK(rpmalog_open(&replicas[i], 1, RPMALOG_POLICY_ALL, epoch + 1 + i,
+				RPMALOG_ACCEPT_VISIBILITY, &log));
+		CHECK(read_back(log, n, tag) == n);
+		OK(rpmalog_close(&log));
+	}
+	return n;
+}
+
+static void
+writer_killed(void)
+{
+	const char *next = getenv("RPMALOG_TEST_NEXT");
+	struct rpmalog *log;
+	uint64_t told, n;
+
+	large = 1;
+	if (next) {
+		told = strtoull(next, NULL, 10);
+		n = checked(told, 6, 2);
+		printf("writer_killed: the %llu appends told and %llu after them read back "
+				"whole, in order, on each replica\n", (unsigned long long)told,
+				(unsigned long long)(n - told));
+		return;
+	}
+	log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	for (uint64_t k = 0;; k++) {
+		/* (a full log fails the append: the test never killed it) */
+		appended(log, k, k + 1, 6);
+		printf("appended %llu\n", (unsigned long long)k);
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin REPLICA...\n");
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin|"
+				"writer_killed REPLICA...\n");
 		return 2;
 	}
+	/* each line out as it is told: the test acts on them */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	replicas = (const char *const *)&argv[2];
 	n_replicas = (unsigned)(argc - 2);
 	if (strcmp(argv[1], "basic") == 0)
@@ -385,6 +453,8 @@ main(int argc, char *argv[])
 		rejoin();
 	else if (strcmp(argv[1], "restamp") == 0)
 		restamp();
+	else if (strcmp(argv[1], "writer_killed") == 0)
+		writer_killed();
 	else
 		return 2;
 	return 0;
