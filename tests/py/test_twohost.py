@@ -274,8 +274,11 @@ def log_replicas(run, far="file"):
 
 # a link impaired while the log's writer appends: netem's parameters on
 # both hosts, rpmalog-test's case, and what the test does at which of its
-# lines (lossy: the link lossy, then healed)
-LOG_LINKS = {"lossy": (NETEM["loss1"], "lossy", [("heal the link", ACROSS, "link_reset")])}
+# lines (lossy: the link lossy, then healed; cut: cut on host 1 until the
+# far replica is left behind, then mended)
+LOG_LINKS = {"lossy": (NETEM["loss1"], "lossy", [("heal the link", ACROSS, "link_reset")]),
+             "cut": (None, "away", [("take a replica away", (1,), "link_cut"),
+                                    ("bring it back", (1,), "link_reset")])}
 
 
 @pytest.mark.parametrize("failure", sorted(LOG_LINKS))

@@ -27,6 +27,10 @@
  *            ("heal the link") any replica left behind rejoined while
  *            appends go on, and the log read back by the next writer and
  *            on each replica alone
+ *   away     (across hosts) a replica taken away ("take a replica away":
+ *            its link cut, its host powered off) while appends go on under
+ *            "majority"; once it is left behind ("bring it back") it
+ *            rejoins while appends go on, and the log is read back as lossy's
  */
 
 #include <fcntl.h>
@@ -463,12 +467,30 @@ lossy(void)
 			(unsigned long long)n);
 }
 
+static void
+away(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	uint64_t k = 10, n;
+
+	appended(log, 0, k, 8);
+	printf("away: %llu appended; take a replica away\n", (unsigned long long)k);
+	past_death(log, &k, 8);
+	printf("away: %llu appended, one replica left behind; bring it back\n",
+			(unsigned long long)k);
+	all_back(log, &k, 8);
+	OK(rpmalog_close(&log));
+	n = checked(k, 8, 2);
+	printf("away: %llu entries read back whole, in order, on each replica\n",
+			(unsigned long long)n);
+}
+
 int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
 		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin|"
-				"writer_killed|lossy REPLICA...\n");
+				"writer_killed|lossy|away REPLICA...\n");
 		return 2;
 	}
 	/* each line out as it is told: the test acts on them */
@@ -491,6 +513,8 @@ main(int argc, char *argv[])
 		writer_killed();
 	else if (strcmp(argv[1], "lossy") == 0)
 		lossy();
+	else if (strcmp(argv[1], "away") == 0)
+		away();
 	else
 		return 2;
 	return 0;
