@@ -3,6 +3,7 @@
 link the tests may cut, impair (tc netem) or lose a host on."""
 
 import contextlib
+import re
 
 import pytest
 
@@ -293,3 +294,26 @@ def test_log_link(run, failure):
                     link(run, host, action)
         ended(run, [w], procs, [0] * len(procs))
 
+
+def test_log_host_off(run):
+    """Host 1 powered off while appends go on under majority; booted again,
+    its rpmalogd starts on the same NVDIMM, holding what it held, and
+    rejoins (rpmalog-test away)."""
+    procs, names = log_replicas(run, far="devdax")
+    stops = [0] * len(procs)
+    try:
+        w = writer(run, "away", names, run.env, limit=3 * LOG_LIMIT)
+        if w.wait_line("take a replica away", run.limit(LOG_LIMIT)):
+            run.host().control("kill 1")
+            stops[2] = LOST
+            assert procs[2].wait(run.limit(LOG_LIMIT)) == LOST, "host 1 outlived its kill"
+        if w.wait_line("bring it back", run.limit(2 * LOG_LIMIT)):
+            run.boot.revive(1)
+            procs.append(replica(run, "devdax", int(names[2].rsplit(":", 1)[1]), 1, fresh=False))
+            stops.append(0)
+            # the ten appends told before the kill returned once host 1 held them
+            held = re.search(r"(\d+) entries, epoch 1;", procs[-1].output)
+            assert held and int(held[1]) >= 10, procs[-1].output
+    finally:
+        run.boot.revive(1)
+    ended(run, [w], procs, stops)
