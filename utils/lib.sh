@@ -186,6 +186,9 @@ link_netem_clear() {
 # link_netem ARGS...: netem's parameters are ARGS and no others
 link_netem() { link_netem_clear && tc qdisc change dev eth0 root netem "$@"; }
 
+# link_cut: nothing eth0 sends or receives gets through (link_reset mends it)
+link_cut() { link_netem loss 100% && tc filter add dev eth0 ingress pref 1 matchall action drop; }
+
 # link_reset: no impairment and no filter on eth0
 link_reset() {
 	link_netem_clear && tc filter del dev eth0 ingress &&

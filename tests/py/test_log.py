@@ -12,29 +12,64 @@ import signal
 import pytest
 from conftest import TOP
 
-from harness import pair
+from harness import pair, remote
 
 REPLICAS = 3
 LOG_BYTES = 8 << 20
 LIMIT = 120
-CASES = ["basic", "fence", "killed", "killed_all", "restamp", "rejoin", "bad"]
+CASES = ["basic", "fence", "killed", "killed_all", "restamp", "rejoin", "bad", "writer_killed"]
 IWARP = "no type-2 memory windows: each replica refuses the writer, its device binding no grant"
+# a device's log undone where a file's is removed: its header slots zeroed
+UNLOG = ("import mmap, os, sys; "
+         "mmap.mmap(os.open(sys.argv[1], os.O_RDWR), 1 << 21)[:128] = bytes(128)")
 
 
-def log_file(run, memory, port):
-    return f"{run.session.matrix.memory[memory]['dir']}/rpmalog-{port}"
+def log_file(run, memory, port, host=0):
+    """Where replica PORT on HOST keeps its log: a file in MEMORY's folder, or its device."""
+    kind = run.session.matrix.memory[memory]
+    return f"{kind['dir']}/rpmalog-{port}" if "dir" in kind else run.host(host).env[kind["env"]]
 
 
-def replica(run, memory, port):
-    """rpmalogd on PORT, listening, its log a new file in MEMORY's folder: its Proc."""
-    path = log_file(run, memory, port)
-    run.host().checked(["rm", "-f", path])
-    proc = run.host().run(run.wrapper + [run.build.bin("log", "rpmalogd"), "--create",
-                                         str(LOG_BYTES), run.ip(), str(port), path],
-                          run.env, timeout=run.limit(LIMIT))
-    proc.name = f"replica {port}"
+def replica(run, memory, port, host=0, fresh=True):
+    """rpmalogd on HOST's PORT, listening, its log in MEMORY (a new one if FRESH): its Proc."""
+    path = log_file(run, memory, port, host)
+    if fresh:
+        run.host(host).checked(["rm", "-f", path] if "dir" in run.session.matrix.memory[memory]
+                               else [remote.PYTHON, "-c", UNLOG, path])
+    # (it outlives its writer's limit: SIGTERM stops it)
+    proc = run.host(host).run(run.wrapper + [run.build.bin("log", "rpmalogd"), "--create",
+                                             str(LOG_BYTES), run.ip(host), str(port), path],
+                              run.env, timeout=run.limit(3 * LIMIT))
+    proc.name = f"replica {port} on host {host}"
     assert proc.wait_line(pair.READY, run.limit(60)), f"{proc.name} never listened:\n{proc.output}"
     return proc
+
+
+def writer(run, case, names, env, limit=LIMIT):
+    """rpmalog-test CASE on host 0 against the replicas NAMES: its Proc, expecting
+    exit 0 (1 on iWARP, where it fails at the open)."""
+    proc = run.host().run(run.wrapper + [run.build.bin("log", "tests", "rpmalog-test"), case,
+                                         *names], env, timeout=run.limit(limit))
+    proc.name, proc.expect = "writer", 1 if run.caps["iwarp"] else 0
+    return proc
+
+
+def ended(run, writers, procs, stops):
+    """The WRITERS waited for, then each replica of PROCS stopped (SIGTERM):
+    each writer's status the one it expects, the replicas' STOPS; on iWARP
+    the writer's clear error."""
+    for proc in writers:
+        proc.wait(run.limit(3 * LIMIT))
+    for proc in procs:
+        proc.signal(signal.SIGTERM)
+    stopped = [proc.wait(run.limit(30)) for proc in procs]
+    report = "\n".join(f"--- {p.name}: {' '.join(p.argv)} (status {p.status})\n{p.output}"
+                       for p in [*writers, *procs])
+    assert [w.status for w in writers] == [w.expect for w in writers], report
+    assert stopped == stops, report
+    if run.caps["iwarp"]:
+        print(f"on iWARP it asserts the clear error instead: {IWARP}")
+        assert "its device binds no grant" in writers[-1].output, report
 
 
 @pytest.mark.target(hosts=1, variants=("plain", "sanitizers", "valgrind"))
@@ -51,23 +86,20 @@ def test_log(run, case, memory):
     if victim is not None:
         env["RPMALOG_TEST_KILL"] = re.search(r"pid (\d+)", procs[victim].output)[1]
         stops[victim] = 0 if iwarp else 137
-    writer = run.host().run(run.wrapper + [run.build.bin("log", "tests", "rpmalog-test"), case,
-                                           *names], env, timeout=run.limit(LIMIT))
-    writer.name = "writer"
+    writers = [writer(run, case, names, env)]
     try:
-        if case == "rejoin" and writer.wait_line("start the third replica", run.limit(LIMIT)):
+        if case == "rejoin" and writers[0].wait_line("start the third replica", run.limit(LIMIT)):
             procs.append(replica(run, memory, first + 2))
-        writer.wait(run.limit(LIMIT) + 10)
+        # killed once it told an append of its that returned, whichever is in flight then
+        if case == "writer_killed" and writers[0].wait_line("^appended 20$", run.limit(LIMIT)):
+            writers[0].kill()
+            writers[0].expect = 137
+            writers[0].wait(run.limit(30))
+            told = re.findall(r"^appended (\d+)$", writers[0].output, re.M)
+            env["RPMALOG_TEST_NEXT"] = str(int(told[-1]) + 1)
+            writers.append(writer(run, case, names, env))
     finally:
-        for proc in procs:
-            proc.signal(signal.SIGTERM)
-    stopped = [proc.wait(run.limit(30)) for proc in procs]
-    report = "\n".join(f"--- {p.name}: {' '.join(p.argv)} (status {p.status})\n{p.output}"
-                       for p in [writer, *procs])
-    assert writer.status == (1 if iwarp else 0) and stopped == stops[:len(procs)], report
-    if iwarp:
-        print(f"on iWARP it asserts the clear error instead: {IWARP}")
-        assert "its device binds no grant" in writer.output, report
+        ended(run, writers, procs, stops[:len(procs)])
 
 
 @pytest.mark.target(hosts=0)

@@ -2,6 +2,9 @@
 """Across two hosts: the server in host 0, its clients in host 1, on a
 link the tests may cut, impair (tc netem) or lose a host on."""
 
+import contextlib
+import re
+
 import pytest
 
 from examples import CHECKS, Example, Failed
@@ -9,6 +12,7 @@ from harness import pair
 from harness.remote import LOST
 from integ import LIMIT, Case, need, run_pair, sides
 from test_integration import BY_NAME, RXE_NATIVE
+from test_log import LIMIT as LOG_LIMIT, ended, replica, writer
 
 pytestmark = pytest.mark.target(hosts=2)
 ACROSS = (0, 1)
@@ -23,28 +27,38 @@ def link(run, host, *command, check=True):
     return call(["bash", "-c", LINK, run.place.top, *command], timeout=60)
 
 
-def across(run, case, netem=None, drop_acks=False, **kwargs):
-    """CASE across the hosts, with eth0's netem set to NETEM on both while
-    it runs, host 1 dropping every RDMA acknowledgement it sends if
-    DROP_ACKS; the link as it was before and after."""
+@contextlib.contextmanager
+def watched(run, netem=None):
+    """The block run with eth0's netem set to NETEM on both hosts; the link
+    as it was before and after, and reset."""
     for host in ACROSS:
         intact = link(run, host, "link_intact", check=False).status == 0
         assert intact, f"host {host}: eth0 lacks the qdiscs of its boot"
         if netem:
             link(run, host, "link_netem", *netem.split())
-    if drop_acks:
-        link(run, 1, "acks_drop_start")
-        kwargs["server_env"] = dict(kwargs.get("server_env") or {}, RPMA_TEST_ACKS_LOST="1")
     try:
-        return run_pair(run, case, hosts=ACROSS, **kwargs)
+        yield
     finally:
-        if drop_acks:
-            print(link(run, 1, "acks_drop_report", check=False).output)
         for host in ACROSS:
             intact = link(run, host, "link_intact", check=False).status == 0
             assert intact, f"host {host}: a qdisc on eth0 was added or removed while the test " \
                 "ran (doc/FAILURES.md, \"A qdisc swapped under a QP\")"
             link(run, host, "link_reset")
+
+
+def across(run, case, netem=None, drop_acks=False, **kwargs):
+    """CASE across the hosts, with eth0's netem set to NETEM on both while
+    it runs (watched), host 1 dropping every RDMA acknowledgement it sends
+    if DROP_ACKS."""
+    with watched(run, netem):
+        if drop_acks:
+            link(run, 1, "acks_drop_start")
+            kwargs["server_env"] = dict(kwargs.get("server_env") or {}, RPMA_TEST_ACKS_LOST="1")
+        try:
+            return run_pair(run, case, hosts=ACROSS, **kwargs)
+        finally:
+            if drop_acks:
+                print(link(run, 1, "acks_drop_report", check=False).output)
 
 
 # a representative set of the one-host tests, and the attacks on a grant
@@ -239,3 +253,67 @@ def test_example_acks_lost(run, name):
     if report.status != 0:
         raise Failed(f"the filter dropped no acknowledgement: the test tested nothing\n"
                      f"{report.output}")
+
+
+# The replicated log (test_log.py) across the hosts: two replicas on host
+# 0, the writer's, and one on host 1, so that the loss of host 1 or of the
+# link leaves the majority with the writer, which goes on appending (one
+# on host 0 and two on host 1 would lose it: nothing to test but that the
+# appends stop). The far replica, left behind, then rejoins, and the log
+# is read back by the next writer and on each replica alone.
+LOG_HOSTS = (0, 0, 1)
+
+
+def log_replicas(run, far="file"):
+    """The replicas of LOG_HOSTS, listening (host 1's log in memory FAR):
+    their Procs and "addr:port" names."""
+    first = run.port(len(LOG_HOSTS))
+    procs = [replica(run, far if host else "file", first + i, host)
+             for i, host in enumerate(LOG_HOSTS)]
+    return procs, [f"{run.ip(host)}:{first + i}" for i, host in enumerate(LOG_HOSTS)]
+
+
+# a link impaired while the log's writer appends: netem's parameters on
+# both hosts, rpmalog-test's case, and what the test does at which of its
+# lines (lossy: the link lossy, then healed; cut: cut on host 1 until the
+# far replica is left behind, then mended)
+LOG_LINKS = {"lossy": (NETEM["loss1"], "lossy", [("heal the link", ACROSS, "link_reset")]),
+             "cut": (None, "away", [("take a replica away", (1,), "link_cut"),
+                                    ("bring it back", (1,), "link_reset")])}
+
+
+@pytest.mark.parametrize("failure", sorted(LOG_LINKS))
+def test_log_link(run, failure):
+    netem, case, steps = LOG_LINKS[failure]
+    procs, names = log_replicas(run)
+    with watched(run, netem):
+        w = writer(run, case, names, run.env, limit=2 * LOG_LIMIT)
+        for line, hosts, action in steps:
+            if w.wait_line(line, run.limit(2 * LOG_LIMIT)):
+                for host in hosts:
+                    link(run, host, action)
+        ended(run, [w], procs, [0] * len(procs))
+
+
+def test_log_host_off(run):
+    """Host 1 powered off while appends go on under majority; booted again,
+    its rpmalogd starts on the same NVDIMM, holding what it held, and
+    rejoins (rpmalog-test away)."""
+    procs, names = log_replicas(run, far="devdax")
+    stops = [0] * len(procs)
+    try:
+        w = writer(run, "away", names, run.env, limit=3 * LOG_LIMIT)
+        if w.wait_line("take a replica away", run.limit(LOG_LIMIT)):
+            run.host().control("kill 1")
+            stops[2] = LOST
+            assert procs[2].wait(run.limit(LOG_LIMIT)) == LOST, "host 1 outlived its kill"
+        if w.wait_line("bring it back", run.limit(2 * LOG_LIMIT)):
+            run.boot.revive(1)
+            procs.append(replica(run, "devdax", int(names[2].rsplit(":", 1)[1]), 1, fresh=False))
+            stops.append(0)
+            # the ten appends told before the kill returned once host 1 held them
+            held = re.search(r"(\d+) entries, epoch 1;", procs[-1].output)
+            assert held and int(held[1]) >= 10, procs[-1].output
+    finally:
+        run.boot.revive(1)
+    ended(run, [w], procs, stops)

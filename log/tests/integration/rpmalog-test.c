@@ -23,6 +23,18 @@
  *            or RPMALOG_E_FULL; then the log (RPMALOG_TEST_FILES: its size)
  *            filled to its end: the append that does not fit fails with
  *            RPMALOG_E_FULL, the log stays whole and takes what still fits
+ *   writer_killed  entries of about 64 KiB appended, each told once it
+ *            returned ("appended K"), until the test kills the writer; run
+ *            again with RPMALOG_TEST_NEXT (one past the last told), the next
+ *            writer reads back every one told and any after, each whole
+ *   lossy    (across hosts, the link lossy) appends under "majority"; then
+ *            ("heal the link") any replica left behind rejoined while
+ *            appends go on, and the log read back by the next writer and
+ *            on each replica alone
+ *   away     (across hosts) a replica taken away ("take a replica away":
+ *            its link cut, its host powered off) while appends go on under
+ *            "majority"; once it is left behind ("bring it back") it
+ *            rejoins while appends go on, and the log is read back as lossy's
  */
 
 #include <fcntl.h>
@@ -62,6 +74,7 @@
 
 static const char *const *replicas;
 static unsigned n_replicas;
+static int large; /* writer_killed's entries: about 64 KiB each */
 
 /* entry K's length and bytes: every entry tells its index and its place */
 static size_t
@@ -69,6 +82,8 @@ length_of(uint64_t k)
 {
 	static const size_t lengths[] = { 0, 1, 7, 8, 64, 100, 4096, 65536 };
 
+	if (large)
+		return 65536 - k % 8;
 	return lengths[k % (sizeof(lengths) / sizeof(lengths[0]))];
 }
 
@@ -336,12 +351,32 @@ restamp(void)
 	printf("restamp: the 10 entries of a writer that died rewritten at the next one's epoch\n");
 }
 
+/* appends from *K on (tag TAG), each followed by a rejoin, until every replica counts */
+static void
+all_back(struct rpmalog *log, uint64_t *k, uint64_t tag)
+{
+	unsigned live, all, before, rejoined;
+
+	OK(rpmalog_replicas(log, &live, &all));
+	for (int tries = 0; live < n_replicas; tries++, (*k)++) {
+		CHECK(tries < 1200);
+		appended(log, *k, *k + 1, tag);
+		OK(rpmalog_replicas(log, &before, &all));
+		OK(rpmalog_rejoin(log, &rejoined));
+		OK(rpmalog_replicas(log, &live, &all));
+		CHECK(live == before + rejoined);
+		/* (a replica starting, or a host booting, takes a while) */
+		if (live < n_replicas)
+			usleep(250 * 1000);
+	}
+}
+
 static void
 rejoin(void)
 {
 	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
 	const char *victim = getenv("RPMALOG_TEST_KILL");
-	unsigned live, all, rejoined;
+	unsigned live, all;
 	uint64_t k = 30;
 
 	CHECK(victim != NULL);
@@ -349,16 +384,7 @@ rejoin(void)
 	CHECK(live == n_replicas - 1);
 	appended(log, 0, k, 4);
 	printf("rejoin: start the third replica\n");
-	fflush(stdout);
-	for (int tries = 0; live < n_replicas; tries++, k++) {
-		CHECK(tries < 600);
-		appended(log, k, k + 1, 4);
-		OK(rpmalog_rejoin(log, &rejoined));
-		OK(rpmalog_replicas(log, &live, &all));
-		CHECK(live == n_replicas - 1 + rejoined);
-		if (live < n_replicas)
-			usleep(100 * 1000);
-	}
+	all_back(log, &k, 4);
 	CHECK(kill((pid_t)atoi(victim), SIGKILL) == 0);
 	past_death(log, &k, 4);
 	OK(rpmalog_replicas(log, &live, &all));
@@ -462,13 +488,111 @@ bad(void)
 			(unsigned long long)k);
 }
 
+/* the log read back: entries from 0 to AT_LEAST at least, each whole; how many */
+static uint64_t
+read_back(struct rpmalog *log, uint64_t at_least, uint64_t tag)
+{
+	struct expect e = { 0, tag };
+	uint64_t first, next;
+
+	OK(rpmalog_walk(log, 0, compare, &e));
+	OK(rpmalog_tell(log, &first, &next));
+	CHECK(first == 0 && next == e.next && e.next >= at_least);
+	return e.next;
+}
+
+/*
+ * The invariant after a failure, checked by a writer of EPOCH: each of the
+ * AT_LEAST appends that returned read back, and any entry after them,
+ * each whole, in order, once; then the same log on each replica alone
+ * (opened at the epochs after EPOCH). How many there are.
+ */
+static uint64_t
+checked(uint64_t at_least, uint64_t tag, uint64_t epoch)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_ALL, epoch);
+	uint64_t n = read_back(log, at_least, tag);
+
+	OK(rpmalog_close(&log));
+	for (unsigned i = 0; i < n_replicas; i++) {
+		OK(rpmalog_open(&replicas[i], 1, RPMALOG_POLICY_ALL, epoch + 1 + i,
+				RPMALOG_ACCEPT_VISIBILITY, &log));
+		CHECK(read_back(log, n, tag) == n);
+		OK(rpmalog_close(&log));
+	}
+	return n;
+}
+
+static void
+writer_killed(void)
+{
+	const char *next = getenv("RPMALOG_TEST_NEXT");
+	struct rpmalog *log;
+	uint64_t told, n;
+
+	large = 1;
+	if (next) {
+		told = strtoull(next, NULL, 10);
+		n = checked(told, 6, 2);
+		printf("writer_killed: the %llu appends told and %llu after them read back "
+				"whole, in order, on each replica\n", (unsigned long long)told,
+				(unsigned long long)(n - told));
+		return;
+	}
+	log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	for (uint64_t k = 0;; k++) {
+		/* (a full log fails the append: the test never killed it) */
+		appended(log, k, k + 1, 6);
+		printf("appended %llu\n", (unsigned long long)k);
+	}
+}
+
+static void
+lossy(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	unsigned live, all;
+	uint64_t k = 60, n;
+
+	appended(log, 0, k, 7);
+	OK(rpmalog_replicas(log, &live, &all));
+	printf("lossy: %llu appended, %u replicas left behind; heal the link\n",
+			(unsigned long long)k, n_replicas - live);
+	all_back(log, &k, 7);
+	OK(rpmalog_close(&log));
+	n = checked(k, 7, 2);
+	printf("lossy: %llu entries read back whole, in order, on each replica\n",
+			(unsigned long long)n);
+}
+
+static void
+away(void)
+{
+	struct rpmalog *log = opened(RPMALOG_POLICY_MAJORITY, 1);
+	uint64_t k = 10, n;
+
+	appended(log, 0, k, 8);
+	printf("away: %llu appended; take a replica away\n", (unsigned long long)k);
+	past_death(log, &k, 8);
+	printf("away: %llu appended, one replica left behind; bring it back\n",
+			(unsigned long long)k);
+	all_back(log, &k, 8);
+	OK(rpmalog_close(&log));
+	n = checked(k, 8, 2);
+	printf("away: %llu entries read back whole, in order, on each replica\n",
+			(unsigned long long)n);
+}
+
 int
 main(int argc, char *argv[])
 {
 	if (argc < 3) {
-		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin|bad REPLICA...\n");
+		fprintf(stderr, "usage: rpmalog-test basic|fence|killed|killed_all|restamp|rejoin|"
+				"writer_killed|lossy|away|bad REPLICA...\n");
 		return 2;
 	}
+	/* each line out as it is told: the test acts on them */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	replicas = (const char *const *)&argv[2];
 	n_replicas = (unsigned)(argc - 2);
 	if (strcmp(argv[1], "basic") == 0)
@@ -485,6 +609,12 @@ main(int argc, char *argv[])
 		restamp();
 	else if (strcmp(argv[1], "bad") == 0)
 		bad();
+	else if (strcmp(argv[1], "writer_killed") == 0)
+		writer_killed();
+	else if (strcmp(argv[1], "lossy") == 0)
+		lossy();
+	else if (strcmp(argv[1], "away") == 0)
+		away();
 	else
 		return 2;
 	return 0;
