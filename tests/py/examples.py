@@ -209,10 +209,12 @@ def check_17(x):
         raise Failed(f"the pair passed on a device without memory windows\n{r.report()}")
     expect(r, "server", "rpma_grant_new() failed: Not supported", "binds no type-2 memory windows")
     for i in range(len(msgs)):
-        # (a client on librpma 1.x says it in the library's words: "Connection refused")
+        # the server may end before, while or after a client connects: refused,
+        # unreachable (soft-iWARP's TCP connection reset) or no message; a client
+        # on librpma 1.x says it in the library's words: "Connection refused"
         text = r.output(f"client {i + 1}").lower()
         if "granted: part" in text or not re.search(
-                "connection refused|did not come|before it granted a part", text):
+                "connection refused|unreachable|did not come|before it granted a part", text):
             raise Failed(f"client {i + 1} did not fail for want of a grant\n{r.report()}")
 
 
